@@ -1,0 +1,52 @@
+# The two set-up commands the README promises: `make run` and `make test`.
+# Both work on a fresh Debian machine with Python 3.11.
+
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+EXAMPLE ?= resources/examples/arm_gripper/arm_and_gripper.sdf
+
+# Debian packages for Xvfb, Qt (xcb) and Mesa GL; installed only when missing.
+SYSTEM_PACKAGES := xvfb xauth libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libegl-mesa0 \
+	libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 \
+	libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 \
+	libdbus-1-3 libfontconfig1 libxrender1 libxi6
+
+.PHONY: run test bench system-deps clean
+
+$(BIN)/python:
+	@command -v $(PYTHON) >/dev/null 2>&1 || PYTHON=python3; \
+	$${PYTHON:-$(PYTHON)} -m venv $(VENV) 2>/dev/null || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=70" wheel
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/snapframe frames $(EXAMPLE)
+
+system-deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing system packages:$$missing"; \
+		SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+# pytest's exit 5 ("no tests collected") is passed on as success.
+test: $(VENV)/.installed-test system-deps
+	xvfb-run -a -s "-screen 0 1280x1024x24" $(BIN)/python -m pytest; s=$$?; [ $$s -eq 5 ] && s=0; exit $$s
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

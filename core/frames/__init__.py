@@ -1,0 +1,1 @@
+"""Frame graphs (attached_to and relative_to) and pose resolution."""

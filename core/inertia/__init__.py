@@ -1,0 +1,1 @@
+"""Mass properties: closed-form primitives, exact mesh integrals, link aggregation."""

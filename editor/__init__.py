@@ -1,0 +1,1 @@
+"""Snapframe's Qt editor: a thin view over :mod:`snapframe.core` (arrives with the editor issue)."""

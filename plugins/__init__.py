@@ -1,0 +1,1 @@
+"""Built-in file formats, each registered through the ``snapframe.formats`` entry point."""

@@ -1,0 +1,1 @@
+"""Mesh file loaders (STL, OBJ, PLY, COLLADA, glTF) returning numpy vertex/face arrays."""

@@ -1,0 +1,1 @@
+"""OpenPLX language support: parser, evaluator, writer and the Physics3D mapping."""

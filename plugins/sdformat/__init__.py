@@ -1,0 +1,1 @@
+"""SDFormat reader and writer."""

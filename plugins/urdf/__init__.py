@@ -1,0 +1,1 @@
+"""URDF reader, used as a custom model parser for //include."""
