@@ -15,7 +15,8 @@ imported only when a file of the format is first read or written.  The module ma
     Save a document (atomically: use :func:`snapframe.core.fileio.atomic_write`).
 ``parse_include(include, context) -> snapframe.core.model.Model | None``
     Custom model parser for ``//include`` of a non-SDFormat file (``include`` is a
-    :class:`snapframe.core.model.NestedInclude`); return ``None`` to decline.
+    :class:`snapframe.core.model.NestedInclude`); return ``None`` to decline.  Report
+    problems into ``context.diagnostics``; any error there means the include failed.
 
 A plugin that fails to import or load becomes a diagnostic in :attr:`FormatRegistry.problems`,
 never a crash.

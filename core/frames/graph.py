@@ -1,0 +1,384 @@
+"""The frame graph of a document: scopes, validation and world (or top-model) poses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Code, Diagnostics, SourceLocation
+from ..events import ChangeKind, DocumentChanged
+from ..model import Document, Include, Joint, Model, Node, World
+from ..model.names import MODEL_FRAME, SEP, WORLD, split_first
+from ..pose import IDENTITY, Pose
+from .scope import Scope, Unresolved, Vertex
+
+__all__ = ["FrameGraph", "FrameInfo", "check_document"]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameInfo:
+    """A frame of the document as the CLI and views see it."""
+
+    name: str          # scoped name, e.g. "robot::arm::link"
+    kind: str          # "model" | "link" | "joint" | "frame"
+    pose: Pose         # in the world frame (world files) or the top model's frame
+    node_id: int
+
+
+class FrameGraph:
+    """All scopes of a document, built once and updated incrementally on edits."""
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self._build()
+
+    def _build(self) -> None:
+        self._cache: dict = {}
+        root = self.document.root
+        if isinstance(root, World):
+            self.root = Scope.for_world(root, self._cache)
+        elif isinstance(root, Model):
+            self.root = Scope.for_model(root, root.name, root.static, self._cache)
+        else:
+            self.root = None
+        self._where: dict[int, tuple[Scope, str]] | None = None
+
+    # -- queries ------------------------------------------------------------------
+    @property
+    def is_world(self) -> bool:
+        return self.root is not None and self.root.kind == "world"
+
+    def pose(self, name: str, relative_to: str = "") -> Pose:
+        """Pose of frame ``name`` (scoped from the root) in ``relative_to`` (default: the
+        root frame: world, or the top model).  Raises :class:`Unresolved`."""
+        if self.root is None:
+            raise Unresolved("empty document")
+        X_R_a = self.root.pose_of(self._strip_top(name))
+        if not relative_to:
+            return X_R_a
+        return self.root.pose_of(self._strip_top(relative_to)).inverse() @ X_R_a
+
+    def _strip_top(self, name: str) -> str:
+        """Accept ``top::x`` for model documents (names are listed with the top prefix)."""
+        if self.root is not None and self.root.kind == "model":
+            head, rest = split_first(name)
+            if head == self.root.name:
+                return rest or MODEL_FRAME
+        return name
+
+    def frames(self) -> list[FrameInfo]:
+        """Every model, link, joint and frame at every depth, with its resolved pose.
+
+        Frames whose pose cannot be resolved (the checks report why) are left out.
+        """
+        out: list[FrameInfo] = []
+        root = self.root
+        if root is None:
+            return out
+        prefix = ""
+        if root.kind == "model":
+            out.append(FrameInfo(root.name, "model", IDENTITY, root.owner.id))
+            prefix = root.name + SEP
+        self._collect(root, IDENTITY, prefix, out)
+        return out
+
+    def _collect(self, scope: Scope, X_R_S: Pose, prefix: str, out: list[FrameInfo]) -> None:
+        for v in scope.vertices.values():
+            try:
+                X_S_v = scope.pose_of(v.name)
+            except Unresolved:
+                continue
+            X_R_v = X_R_S @ X_S_v
+            out.append(FrameInfo(prefix + v.name, v.kind, X_R_v, v.node.id))
+            if v.nested is not None:
+                self._collect(v.nested, X_R_v, prefix + v.name + SEP, out)
+
+    def explain(self, name: str) -> list[str]:
+        """The chain of transforms that places frame ``name`` (for teaching)."""
+        if self.root is None:
+            return ["empty document"]
+        lines: list[str] = []
+        self._explain(self.root, self._strip_top(name), "", lines, 0)
+        return lines
+
+    def _explain(self, scope: Scope, name: str, prefix: str, lines: list[str], depth: int) -> None:
+        pad = "  " * depth
+        frame = scope.frame_name
+        if name in (frame, ""):
+            lines.append(f"{pad}{prefix or ''}{frame} is the scope frame of {scope.kind} "
+                         f"[{scope.name}] (identity)")
+            return
+        head, rest = split_first(name)
+        v = scope.vertices.get(head)
+        if v is None:
+            lines.append(f"{pad}[{prefix}{head}] does not exist in {scope.kind} [{scope.name}]")
+            return
+        base = v.relative_to(frame)
+        why = "written relative_to" if v.pose.relative_to else {
+            "joint": "default: the joint's child frame",
+            "frame": "default: its attached_to frame" if v.node.attached_to else  # type: ignore
+                     f"default: the scope frame {frame}",
+        }.get(v.kind, f"default: the scope frame {frame}")
+        try:
+            X = scope.pose_of(head)
+            lines.append(f"{pad}X_{frame}_{head} = X_{frame}_{base.replace(SEP, '.')} @ "
+                         f"<pose>{_fmt(v.pose.value)} ({v.kind} [{prefix}{head}], {why})"
+                         + (f" @ inverse(X_{head}_{v.placement_frame})  (placement_frame)"
+                            if v.kind == "model" and v.placement_frame else "")
+                         + f"  = {_fmt(X)}")
+        except Unresolved as exc:
+            lines.append(f"{pad}[{prefix}{head}] cannot be resolved: {exc.reason}")
+            return
+        if base not in (frame, "") and depth < 32:
+            self._explain(scope, base, prefix, lines, depth + 1)
+        if rest and rest != MODEL_FRAME and v.nested is not None:
+            lines.append(f"{pad}then inside model [{prefix}{head}]:")
+            self._explain(v.nested, rest, prefix + head + SEP, lines, depth + 1)
+
+    # -- incremental updates ------------------------------------------------------
+    def _locate(self, node_id: int) -> tuple[Scope, str] | None:
+        if self._where is None:
+            where: dict[int, tuple[Scope, str]] = {}
+            seen: set[int] = set()
+
+            def visit(scope: Scope) -> None:
+                if id(scope) in seen:
+                    return
+                seen.add(id(scope))
+                for v in scope.vertices.values():
+                    where.setdefault(v.node.id, (scope, v.name))
+                    if v.nested is not None:
+                        visit(v.nested)
+            if self.root is not None:
+                visit(self.root)
+            self._where = where
+        return self._where.get(node_id)
+
+    def on_change(self, event: DocumentChanged) -> set[str]:
+        """Update after an edit; returns the root-scope vertex names whose poses changed
+        (their descendants changed with them)."""
+        if event.kind != ChangeKind.MODIFIED or not set(event.fields) <= {"pose", "relative_to",
+                                                                            "placement_frame"}:
+            self._build()
+            return {"*"}
+        changed: set[str] = set()
+        for node_id in event.node_ids:
+            found = self._locate(node_id)
+            if found is None:
+                self._build()
+                return {"*"}
+            scope, name = found
+            gone = scope.invalidate(name)
+            if scope is self.root:
+                changed |= gone
+        return changed
+
+
+def _fmt(X: Pose) -> str:
+    x, y, z, r, p, w = X.xyz_rpy()
+    return f"({x:.6g} {y:.6g} {z:.6g} | rpy {r:.6g} {p:.6g} {w:.6g})"
+
+
+# ----------------------------------------------------------------------------------
+# Validation: the model stages 2-8 and world stages 2-7 of the composition proposal.
+# ----------------------------------------------------------------------------------
+
+_KIND_TITLE = {"link": "Link", "joint": "Joint", "frame": "Frame", "model": "Model"}
+
+
+class _Checker:
+    def __init__(self, diagnostics: Diagnostics, version: str) -> None:
+        self.diag = diagnostics
+        self.seen: set[int] = set()
+        try:
+            major, minor = (int(p) for p in version.split(".")[:2])
+            self.vt = (major, minor)
+        except ValueError:
+            self.vt = (1, 11)
+
+    def err(self, code: Code, message: str, node: Node, where: SourceLocation | None = None) -> None:
+        self.diag.error(code, message, where or node.source, node.element_path())
+
+    def scope(self, scope: Scope) -> None:
+        if id(scope) in self.seen:
+            return  # an included file checked once, however often it is included
+        self.seen.add(id(scope))
+        self.names(scope)
+        if scope.kind == "model":
+            self.model_links(scope)
+        for v in list(scope.vertices.values()):
+            if v.kind == "frame":
+                self.frame(scope, v)
+            elif v.kind == "joint":
+                self.joint(scope, v)
+        for v in list(scope.vertices.values()):
+            self.relative_to(scope, v)
+            if v.kind == "model":
+                self.placement(scope, v)
+        for v in scope.vertices.values():
+            if v.nested is not None:
+                self.scope(v.nested)
+
+    def where_text(self, scope: Scope) -> str:
+        return f"{scope.kind} with name[{scope.name}]"
+
+    def names(self, scope: Scope) -> None:
+        for dup in scope.duplicates:
+            first = scope.vertices.get(dup.name)
+            if first is not None and first.kind == dup.kind:
+                self.err(Code.DUPLICATE_NAME, f"{dup.kind} with name[{dup.name}] already exists.",
+                         dup.node)
+            elif scope.kind == "world":
+                self.err(Code.DUPLICATE_NAME, f"{_KIND_TITLE[dup.kind]} with name [{dup.name}] in "
+                         f"world with name [{scope.name}] has a name collision. Please rename "
+                         f"this {dup.kind}.", dup.node)
+            elif self.vt >= (1, 7):
+                self.err(Code.DUPLICATE_NAME, f"{_KIND_TITLE[dup.kind]} with name [{dup.name}] in "
+                         f"model with name [{scope.name}] has a name collision. Please rename this "
+                         f"{dup.kind}.", dup.node)
+            else:
+                self.diag.warning(Code.DUPLICATE_NAME, f"{_KIND_TITLE[dup.kind]} with name "
+                                  f"[{dup.name}] in model [{scope.name}] collides with another "
+                                  f"element (allowed before SDFormat 1.7)", dup.node.source,
+                                  dup.node.element_path())
+
+    def model_links(self, scope: Scope) -> None:
+        model = scope.owner
+        if scope.static:
+            return
+        has_body = any(v.kind in ("link", "model") for v in scope.vertices.values())
+        if not has_body and not scope.failed_includes:
+            self.err(Code.MODEL_WITHOUT_LINK, "A model must have at least one link.", model)
+            return
+        if scope.canonical_link:
+            found = scope.lookup(scope.canonical_link)
+            if found is None or found[1].kind != "link":
+                self.err(Code.MODEL_CANONICAL_LINK_INVALID, f"canonical_link with name"
+                         f"[{scope.canonical_link}] not found in model with name[{scope.name}].", model)
+
+    def reference_error(self, scope: Scope, what: str, ref: str, v_kind: str, v_name: str) -> str:
+        if scope.kind == "world":
+            return (f"{what} name[{ref}] specified by {v_kind} with name[{v_name}] does not match "
+                    f"a model or frame name in world with name[{scope.name}].")
+        return (f"{what} name[{ref}] specified by {v_kind} with name[{v_name}] does not match a "
+                f"nested model, link, joint, or frame name in model with name[{scope.name}].")
+
+    def frame(self, scope: Scope, v: Vertex) -> None:
+        target = v.node.attached_to  # type: ignore[attr-defined]
+        if not target:
+            return
+        if target == v.name:
+            self.err(Code.FRAME_ATTACHED_TO_CYCLE, f"attached_to name[{target}] is identical to frame "
+                     f"name[{v.name}], causing a graph cycle in {self.where_text(scope)}.", v.node)
+            return
+        if not scope.has(target):
+            self.err(Code.FRAME_ATTACHED_TO_INVALID,
+                     self.reference_error(scope, "attached_to", target, "frame", v.name), v.node)
+            return
+        try:
+            scope.body_of(v.name)
+        except Unresolved as exc:
+            if exc.cycle and exc.cycle[0] == v.name:  # report a cycle once, at its first member
+                self.err(Code.FRAME_ATTACHED_TO_CYCLE, "FrameAttachedToGraph cycle detected, "
+                         f"already visited vertex [{scope.name}::{v.name}].", v.node)
+
+    def joint(self, scope: Scope, v: Vertex) -> None:
+        joint: Joint = v.node  # type: ignore[assignment]
+        where = f"in {self.where_text(scope)}"
+        parent, child = joint.parent_name, joint.child_name
+        ok = True
+        if child == WORLD:
+            self.err(Code.JOINT_CHILD_LINK_INVALID, f"Joint with name[{v.name}] specified invalid "
+                     "child link [world].", joint, joint.child_source)
+            ok = False
+        elif child == v.name:
+            self.err(Code.JOINT_CHILD_LINK_INVALID, f"joint with name[{v.name}] {where} must not "
+                     "specify its own name as the child frame.", joint, joint.child_source)
+            ok = False
+        elif child and not scope.has(child):
+            self.err(Code.JOINT_CHILD_LINK_INVALID, f"Child frame with name[{child}] specified by "
+                     f"joint with name[{v.name}] not found {where}.", joint, joint.child_source)
+            ok = False
+        if parent == v.name:
+            self.err(Code.JOINT_PARENT_LINK_INVALID, f"joint with name[{v.name}] {where} must not "
+                     "specify its own name as the parent frame.", joint, joint.parent_source)
+            ok = False
+        elif parent and parent != WORLD and not scope.has(parent):
+            self.err(Code.JOINT_PARENT_LINK_INVALID, f"parent frame with name[{parent}] specified by "
+                     f"joint with name[{v.name}] not found {where}.", joint, joint.parent_source)
+            ok = False
+        if not ok or not parent or not child:
+            return
+        if parent == child:
+            self.err(Code.JOINT_PARENT_SAME_AS_CHILD, f"Joint with name[{v.name}] must specify "
+                     f"different frame names for parent and child, while [{child}] was specified "
+                     "for both.", joint)
+            return
+        for axis in joint.axes:
+            if axis.expressed_in and axis.expressed_in != scope.frame_name \
+                    and not scope.has(axis.expressed_in):
+                self.err(Code.JOINT_AXIS_EXPRESSED_IN_INVALID, f"axis xyz expressed-in frame with "
+                         f"name[{axis.expressed_in}] specified by joint with name[{v.name}] not "
+                         f"found {where}.", joint, axis.source)
+        try:
+            child_body = scope.body_of(child)
+            parent_body = WORLD if parent == WORLD else scope.body_of(parent)
+        except Unresolved:
+            return  # the frame or canonical-link checks report the root cause
+        if child_body == WORLD or child_body.endswith(MODEL_FRAME) and scope.kind == "world" \
+                and False:
+            pass
+        if child_body == WORLD:
+            self.err(Code.JOINT_CHILD_LINK_INVALID, f"joint with name[{v.name}] {where} has a child "
+                     f"with name[{child}] that resolves to world which is invalid.", joint,
+                     joint.child_source)
+        elif child_body == parent_body:
+            self.err(Code.JOINT_PARENT_SAME_AS_CHILD, f"joint with name[{v.name}] {where} specified "
+                     f"parent frame [{parent}] and child frame [{child}] that both resolve to "
+                     f"[{child_body}], but they should resolve to different values.", joint)
+
+    def relative_to(self, scope: Scope, v: Vertex) -> None:
+        rel = v.pose.relative_to
+        where = v.pose.source if v.pose.source.line else v.node.source
+        if rel:
+            if rel == v.name:
+                self.err(Code.POSE_RELATIVE_TO_CYCLE, f"relative_to name[{rel}] is identical to "
+                         f"{v.kind} name[{v.name}], causing a graph cycle in "
+                         f"{self.where_text(scope)}.", v.node, where)
+                return
+            if not scope.has(rel):
+                self.err(Code.POSE_RELATIVE_TO_INVALID,
+                         self.reference_error(scope, "relative_to", rel, v.kind, v.name), v.node, where)
+                return
+        try:
+            scope.pose_of(v.name)
+        except Unresolved as exc:
+            if exc.cycle and exc.cycle[0] == v.name:
+                self.err(Code.POSE_RELATIVE_TO_CYCLE, "PoseRelativeToGraph cycle detected, already "
+                         f"visited vertex [{scope.name}::{v.name}].", v.node, where)
+
+    def placement(self, scope: Scope, v: Vertex) -> None:
+        if not v.placement_frame or v.nested is None:
+            return
+        if not v.nested.has(v.placement_frame):
+            node = v.node
+            self.err(Code.POSE_RELATIVE_TO_INVALID, "PoseRelativeToGraph unable to find unique frame "
+                     f"with name [{v.placement_frame}] in graph.", node)
+
+    def top_model(self, scope: Scope) -> None:
+        model = scope.owner
+        pf = getattr(model, "placement_frame", "")
+        if pf and not scope.has(pf):
+            self.err(Code.POSE_RELATIVE_TO_INVALID, "PoseRelativeToGraph unable to find unique frame "
+                     f"with name [{pf}] in graph.", model)
+
+
+def check_document(document: Document) -> FrameGraph:
+    """Build the document's frame graph and add the graph checks' findings to its diagnostics."""
+    graph = document.frames
+    if graph.root is None:
+        return graph
+    checker = _Checker(document.diagnostics, document.version or "1.11")
+    if graph.root.kind == "model":
+        checker.top_model(graph.root)
+    checker.scope(graph.root)
+    return graph

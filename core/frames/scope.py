@@ -1,0 +1,309 @@
+"""One scope (a model or the world): its frames, their poses and what they are attached to.
+
+SDFormat builds two graphs per scope (``attached_to`` and ``relative_to``).  Here a scope
+holds one vertex per direct child (link, joint, frame, nested model or include) plus the
+scope frame (``__model__`` or ``world``); a reference ``A::B::c`` goes through vertex ``A``
+into the nested scope, so a scope never looks outside itself (no upward references, no
+shadowing) and a nested scope can be shared by every include of the same file.
+
+Poses are memoised per vertex as ``X_S_v`` (vertex v in scope frame S).  Each resolved
+vertex records which vertices it depends on, so an edit invalidates only its dependents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from ..diagnostics import SourceLocation
+from ..model import Frame, Include, Joint, Link, Model, Node, PoseSpec, World
+from ..model.names import MODEL_FRAME, SEP, WORLD, split_first
+from ..pose import IDENTITY, Pose
+
+__all__ = ["Scope", "Vertex", "Unresolved"]
+
+
+class Unresolved(Exception):
+    """A pose or body cannot be resolved; ``reason`` says why (for explanations)."""
+
+    def __init__(self, reason: str, cycle: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.cycle = cycle
+
+
+@dataclass(eq=False)
+class Vertex:
+    """A direct child of a scope that has a frame."""
+
+    name: str
+    kind: str  # "link" | "joint" | "frame" | "model"
+    node: Node
+    pose: PoseSpec
+    #: For nested models and includes: the nested scope (None if the include failed).
+    nested: "Scope | None" = None
+    placement_frame: str = ""
+
+    @property
+    def source(self) -> SourceLocation:
+        return self.node.source
+
+    def default_relative_to(self, scope_frame: str) -> str:
+        if self.kind == "joint":
+            return self.node.child_name  # type: ignore[attr-defined]
+        if self.kind == "frame":
+            return self.node.attached_to or scope_frame  # type: ignore[attr-defined]
+        return scope_frame
+
+    def relative_to(self, scope_frame: str) -> str:
+        return self.pose.relative_to or self.default_relative_to(scope_frame)
+
+
+@dataclass(eq=False)
+class Scope:
+    """Frames of one model or world.  Build with :meth:`for_model` or :meth:`for_world`."""
+
+    name: str
+    kind: str  # "model" | "world"
+    owner: Node
+    static: bool = False
+    canonical_link: str = ""
+    vertices: dict[str, Vertex] = field(default_factory=dict)
+    #: Vertices dropped because their name was already taken (reported by the checks).
+    duplicates: list[Vertex] = field(default_factory=list)
+    #: Include nodes whose file could not be loaded (a model that is missing, not empty).
+    failed_includes: list[Include] = field(default_factory=list)
+    parent: "Scope | None" = None
+    parent_vertex: str = ""
+    _X: dict[str, Pose] = field(default_factory=dict, repr=False)
+    _deps: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _visiting: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def frame_name(self) -> str:
+        return WORLD if self.kind == "world" else MODEL_FRAME
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def for_world(cls, world: World, cache: dict) -> "Scope":
+        scope = cls(world.name, "world", world)
+        scope._add_entities(world.entities, False, cache)
+        return scope
+
+    @classmethod
+    def for_model(cls, model: Model, name: str, static: bool, cache: dict,
+                  extra: list[Node] | None = None) -> "Scope":
+        scope = cls(name, "model", model, static=static, canonical_link=model.canonical_link)
+        scope._add_entities(model.entities, static, cache)
+        if extra:
+            scope._add_entities(extra, static, cache)
+        return scope
+
+    def _add_entities(self, entities: list[Node], static: bool, cache: dict) -> None:
+        for node in entities:
+            vertex: Vertex | None = None
+            if isinstance(node, Link):
+                vertex = Vertex(node.name, "link", node, node.pose)
+            elif isinstance(node, Joint):
+                vertex = Vertex(node.name, "joint", node, node.pose)
+            elif isinstance(node, Frame):
+                vertex = Vertex(node.name, "frame", node, node.pose)
+            elif isinstance(node, Model):
+                nested = Scope.for_model(node, node.name, static or node.static, cache)
+                vertex = Vertex(node.name, "model", node, node.pose, nested, node.placement_frame)
+            elif isinstance(node, Include):
+                vertex = self._include_vertex(node, static, cache)
+                if vertex is None:
+                    continue
+            if vertex is None:
+                continue
+            if vertex.nested is not None and vertex.nested.parent is None and vertex.kind == "model" \
+                    and not isinstance(node, Include):
+                vertex.nested.parent, vertex.nested.parent_vertex = self, vertex.name
+            if vertex.name in self.vertices or vertex.name == self.frame_name:
+                self.duplicates.append(vertex)
+            else:
+                self.vertices[vertex.name] = vertex
+
+    def _include_vertex(self, inc: Include, static: bool, cache: dict) -> Vertex | None:
+        model = inc.model
+        if model is None:
+            self.failed_includes.append(inc)
+            return None
+        if inc.merge:
+            # A merge-include adds the included model's children to this scope through a
+            # proxy frame that stands for the included model frame.
+            self._add_merged(inc, model, static, cache)
+            return None
+        eff_static = static or inc.effective_static
+        key = (model.id, eff_static, inc.id if inc.entities else None)
+        nested = cache.get(key)
+        if nested is None:
+            nested = Scope.for_model(model, inc.effective_name, eff_static, cache, inc.entities)
+            cache[key] = nested
+        pose = inc.pose if inc.pose is not None else model.pose
+        placement = inc.placement_frame or model.placement_frame
+        return Vertex(inc.effective_name, "model", inc, pose, nested, placement)
+
+    def _add_merged(self, inc: Include, model: Model, static: bool, cache: dict) -> None:
+        from .merge import merged_entities
+        self._add_entities(merged_entities(inc, model, self.frame_name), static, cache)
+
+    # -- name lookup --------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        """True if ``name`` (possibly ``A::B::c``) names a frame visible from this scope."""
+        if name == self.frame_name:
+            return True
+        head, rest = split_first(name)
+        v = self.vertices.get(head)
+        if v is None:
+            return False
+        if not rest:
+            return True
+        return v.nested is not None and v.nested.has(rest)
+
+    def lookup(self, name: str) -> tuple["Scope", Vertex] | None:
+        head, rest = split_first(name)
+        v = self.vertices.get(head)
+        if v is None:
+            return None
+        if not rest:
+            return self, v
+        if rest == MODEL_FRAME:
+            return self, v
+        return v.nested.lookup(rest) if v.nested is not None else None
+
+    def kind_of(self, name: str) -> str:
+        if name == self.frame_name:
+            return "model" if self.kind == "model" else "world"
+        found = self.lookup(name)
+        if found is None:
+            return ""
+        _, v = found
+        return v.kind
+
+    # -- poses --------------------------------------------------------------------
+    def pose_of(self, name: str) -> Pose:
+        """``X_S_name``: the frame ``name`` in this scope's frame.  Raises :class:`Unresolved`."""
+        if name == self.frame_name or name == "":
+            return IDENTITY
+        head, rest = split_first(name)
+        X = self._X.get(head)
+        if X is None:
+            v = self.vertices.get(head)
+            if v is None:
+                raise Unresolved(f"no frame [{head}] in {self.kind} [{self.name}]")
+            X = self._resolve(v)
+        if not rest or rest == MODEL_FRAME:
+            return X
+        nested = self.vertices[head].nested
+        if nested is None:
+            raise Unresolved(f"[{head}] is not a model")
+        return X @ nested.pose_of(rest)
+
+    def _resolve(self, v: Vertex) -> Pose:
+        if v.name in self._visiting:
+            cycle = tuple(self._visiting[self._visiting.index(v.name):])
+            raise Unresolved(f"relative_to cycle through {' -> '.join(cycle)}", cycle)
+        self._visiting.append(v.name)
+        try:
+            base = v.relative_to(self.frame_name)
+            if base == v.name or base == v.name + SEP + MODEL_FRAME and v.kind != "model":
+                raise Unresolved(f"[{v.name}] is relative to itself", (v.name,))
+            if v.kind == "joint" and not base:
+                raise Unresolved(f"joint [{v.name}] has no child frame")
+            if base.split(SEP)[0] == v.name:
+                raise Unresolved(f"[{v.name}] is relative to a frame inside itself", (v.name,))
+            X_S_base = self.pose_of(base)
+            head = base.split(SEP)[0]
+            if head != self.frame_name:
+                self._deps.setdefault(head, set()).add(v.name)
+            X = X_S_base @ v.pose.value
+            if v.kind == "model" and v.placement_frame:
+                if v.nested is None or not v.nested.has(v.placement_frame):
+                    raise Unresolved(f"placement frame [{v.placement_frame}] not found in "
+                                     f"model [{v.name}]")
+                # The written pose places the placement frame Pf: X_SM = X_SPf @ X_MPf^-1.
+                X = X @ v.nested.pose_of(v.placement_frame).inverse()
+        finally:
+            self._visiting.pop()
+        self._X[v.name] = X
+        return X
+
+    def invalidate(self, name: str) -> set[str]:
+        """Forget ``X_S_name`` and everything that depends on it; return what was forgotten."""
+        gone: set[str] = set()
+        stack = [name]
+        while stack:
+            n = stack.pop()
+            if n in gone:
+                continue
+            gone.add(n)
+            self._X.pop(n, None)
+            stack.extend(self._deps.pop(n, ()))
+        if self.parent is not None:
+            self.parent.invalidate(self.parent_vertex)
+        return gone
+
+    def clear(self) -> None:
+        self._X.clear()
+        self._deps.clear()
+
+    # -- attachment ---------------------------------------------------------------
+    def body_of(self, name: str, _seen: tuple[str, ...] = ()) -> str:
+        """The link (scoped below this scope) that frame ``name`` is attached to.
+
+        A static model's frame resolves to ``<scope>::__model__`` relative names
+        (``__model__`` here); ``world`` for the world scope frame.  Raises :class:`Unresolved`.
+        """
+        if name == self.frame_name:
+            return self._model_frame_body(_seen)
+        head, rest = split_first(name)
+        v = self.vertices.get(head)
+        if v is None:
+            raise Unresolved(f"no frame [{head}] in {self.kind} [{self.name}]")
+        if rest and rest != MODEL_FRAME:
+            if v.nested is None:
+                raise Unresolved(f"[{head}] is not a model")
+            return head + SEP + v.nested.body_of(rest)
+        if v.name in _seen:
+            cycle = _seen[_seen.index(v.name):]
+            raise Unresolved(f"attached_to cycle through {' -> '.join(cycle)}", cycle)
+        seen = (*_seen, v.name)
+        if v.kind == "link":
+            return v.name
+        if v.kind == "frame":
+            target = v.node.attached_to or self.frame_name  # type: ignore[attr-defined]
+            if target == v.name:
+                raise Unresolved(f"frame [{v.name}] is attached to itself", (v.name,))
+            return self.body_of(target, seen)
+        if v.kind == "joint":
+            child = v.node.child_name  # type: ignore[attr-defined]
+            if child == v.name:
+                raise Unresolved(f"joint [{v.name}] names itself as child", (v.name,))
+            return self.body_of(child, seen)
+        if v.nested is None:
+            raise Unresolved(f"model [{v.name}] was not loaded")
+        return head + SEP + v.nested.body_of(MODEL_FRAME)
+
+    def _model_frame_body(self, seen: tuple[str, ...]) -> str:
+        if self.kind == "world":
+            return WORLD
+        if self.static:
+            return MODEL_FRAME
+        if self.canonical_link:
+            found = self.lookup(self.canonical_link)
+            if found is None or found[1].kind != "link":
+                raise Unresolved(f"canonical link [{self.canonical_link}] not found")
+            return self.canonical_link
+        for v in self.vertices.values():
+            if v.kind == "link":
+                return v.name
+        for v in self.vertices.values():
+            if v.kind == "model" and v.nested is not None:
+                return v.name + SEP + v.nested.body_of(MODEL_FRAME)
+        raise Unresolved(f"model [{self.name}] has no link")
+
+    # -- iteration ----------------------------------------------------------------
+    def __iter__(self) -> Iterator[Vertex]:
+        return iter(self.vertices.values())

@@ -1,0 +1,260 @@
+"""Loading documents and resolving ``//include``: URIs, search paths, caching, cycles.
+
+The format plugins parse text; this module decides *which* file an include names, asks
+the registry which plugin reads it (SDFormat itself, or a custom model parser such as
+URDF or OpenPLX), caches the result per resolved file, and stops include cycles.
+
+URI rules (after libsdformat's ``findFile``):
+
+* ``file://path`` and plain paths: an absolute path as is; a relative path next to the
+  including file, then below each search path.
+* ``model://name/rest`` and ``package://name/rest``: ``name`` is looked up as a folder
+  below each search path (and the including file's folder and its parent, so sibling
+  model folders work without configuration).
+* Search paths: explicit ``search_paths`` first, then ``SDF_PATH``,
+  ``GZ_SIM_RESOURCE_PATH``, ``IGN_GAZEBO_RESOURCE_PATH`` and ``ROS_PACKAGE_PATH``.
+* A folder is a model directory: its ``model.config`` (or ``manifest.xml``) names the
+  SDFormat file; the newest ``<sdf version>`` we support wins.
+* Network URIs are never fetched (``URI_LOOKUP``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .diagnostics import Code, Diagnostics, SourceLocation
+from .formats import FormatRegistry, registry as default_registry
+from .model import Document, Include, Model, NestedInclude
+from .xmlsafe import XmlError, parse_xml_file
+
+__all__ = ["LoadContext", "load", "ENV_SEARCH_VARIABLES", "SUPPORTED_SDF_VERSIONS"]
+
+ENV_SEARCH_VARIABLES = ("SDF_PATH", "GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH",
+                        "ROS_PACKAGE_PATH")
+SUPPORTED_SDF_VERSIONS = ("1.0", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10",
+                          "1.11", "1.12")
+_SDF_SUFFIXES = (".sdf", ".world")
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in v.split("."))
+    except ValueError:
+        return (0,)
+
+
+@dataclass
+class _CachedInclude:
+    model: Model | None
+    format: str
+    diagnostics: list
+
+
+@dataclass
+class LoadContext:
+    """Settings and caches for one load (a document and everything it includes)."""
+
+    search_paths: list[Path] = field(default_factory=list)
+    registry: FormatRegistry = field(default_factory=lambda: default_registry)
+    #: Extra ``scheme -> folders`` for URIs (``ParserConfig::AddURIPath``).
+    uri_paths: dict[str, list[Path]] = field(default_factory=dict)
+    #: Called with the URI when nothing else finds it (``ParserConfig::SetFindCallback``).
+    find_callback: Callable[[str], str | None] | None = None
+    use_environment: bool = True
+    #: Where a plugin's ``parse_include`` reports problems (the file being parsed now).
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    _cache: dict[tuple[str, str], _CachedInclude] = field(default_factory=dict)
+    _stack: list[str] = field(default_factory=list)
+
+    # -- search paths -------------------------------------------------------------
+    def all_search_paths(self) -> list[Path]:
+        paths = list(self.search_paths)
+        if self.use_environment:
+            for var in ENV_SEARCH_VARIABLES:
+                for part in os.environ.get(var, "").split(os.pathsep):
+                    if part:
+                        paths.append(Path(part))
+        return paths
+
+    def resolve_uri(self, uri: str, base_dir: Path) -> Path | None:
+        """The file or model folder ``uri`` names, or None."""
+        uri = uri.strip()
+        scheme, sep, rest = uri.partition("://")
+        if not sep:
+            scheme, rest = "", uri
+        if scheme in ("http", "https", "ftp"):
+            return None  # never fetched: no network access by design
+        candidates: list[Path] = []
+        for folder in self.uri_paths.get(scheme, []):
+            candidates.append(folder / rest)
+        if scheme in ("", "file"):
+            p = Path(rest)
+            if p.is_absolute():
+                candidates.append(p)
+            else:
+                candidates.append(base_dir / p)
+                candidates.extend(sp / p for sp in self.all_search_paths())
+        else:  # model://, package:// and unknown schemes search by folder name
+            roots = [*self.all_search_paths(), base_dir, base_dir.parent]
+            candidates.extend(root / rest for root in roots)
+        for c in candidates:
+            if c.exists():
+                return c.resolve()
+        if self.find_callback is not None:
+            found = self.find_callback(uri)
+            if found:
+                return Path(found).resolve()
+        return None
+
+    def model_file_of_directory(self, folder: Path, diagnostics: Diagnostics,
+                                where: SourceLocation) -> Path | None:
+        """The SDFormat file a model directory's ``model.config``/``manifest.xml`` names."""
+        for manifest_name in ("model.config", "manifest.xml"):
+            manifest = folder / manifest_name
+            if manifest.is_file():
+                break
+        else:
+            diagnostics.error(Code.FILE_READ,
+                              f"Could not find model.config or manifest.xml in [{folder}]", where)
+            return None
+        try:
+            root = parse_xml_file(manifest).getroot()
+        except (XmlError, OSError) as exc:
+            diagnostics.error(Code.FILE_READ, f"Unable to read model.config [{manifest}]: {exc}",
+                              where)
+            return None
+        best: tuple[tuple[int, ...], str] | None = None
+        for sdf in root.iter("sdf"):
+            version = (sdf.get("version") or "").strip()
+            text = (sdf.text or "").strip()
+            if not text:
+                continue
+            key = _version_key(version) if version else (0,)
+            if version and version not in SUPPORTED_SDF_VERSIONS:
+                continue
+            if best is None or key > best[0]:
+                best = (key, text)
+        if best is None:
+            diagnostics.error(Code.FILE_READ,
+                              f"No <sdf> element with a supported version in [{manifest}]", where)
+            return None
+        return (folder / best[1]).resolve()
+
+    # -- includes -----------------------------------------------------------------
+    def load_include(self, include: Include, base_dir: Path, scope_name: str,
+                     diagnostics: Diagnostics) -> None:
+        """Resolve ``include.uri`` and set ``include.model`` / ``resolved_path`` / ``format``.
+
+        Problems go to ``diagnostics`` (the including document's); a failed include leaves
+        ``include.model`` None.
+        """
+        where = include.source
+        element = include.element_path() + "/uri"
+        if not include.uri:
+            diagnostics.error(Code.ATTRIBUTE_MISSING, "<include> is missing its <uri>", where, element)
+            return
+        target = self.resolve_uri(include.uri, base_dir)
+        if target is None:
+            diagnostics.error(Code.URI_LOOKUP, f"Unable to find uri[{include.uri}]", where, element)
+            return
+        if target.is_dir():
+            model_file = self.model_file_of_directory(target, diagnostics, where)
+            if model_file is None:
+                diagnostics.error(Code.URI_LOOKUP, f"Unable to resolve uri[{include.uri}] to model "
+                                  f"path [{target}] since it does not contain a model.config "
+                                  "file.", where, element)
+                return
+            target = model_file
+        if not target.is_file():
+            diagnostics.error(Code.FILE_READ, f"Unable to read file: [{target}]", where, element)
+            return
+        include.resolved_path = str(target)
+        path_key = str(target)
+        if path_key in self._stack:
+            chain = " -> ".join([*self._stack[self._stack.index(path_key):], path_key])
+            diagnostics.error(Code.INCLUDE_CYCLE, f"Include cycle detected: {chain}", where, element)
+            return
+
+        nested = NestedInclude(
+            uri=include.uri, resolved_file_name=path_key,
+            absolute_model_name="::".join(p for p in (scope_name, include.name) if p),
+            local_model_name=include.name, is_static=bool(include.static),
+            include_raw_pose=include.pose.value if include.pose else None,
+            include_pose_relative_to=include.pose.relative_to if include.pose else "",
+            include_element=include.xml, merge=include.merge)
+
+        cache_key = (path_key, "merge" if include.merge else "")
+        cached = self._cache.get(cache_key)
+        if cached is None:
+            self._stack.append(path_key)
+            try:
+                cached = self._parse_included(target, nested, where, element)
+            finally:
+                self._stack.pop()
+            self._cache[cache_key] = cached
+        diagnostics.extend(cached.diagnostics)
+        include.model = cached.model
+        include.format = cached.format
+
+    def _parse_included(self, target: Path, nested: NestedInclude, where: SourceLocation,
+                        element: str) -> _CachedInclude:
+        local = Diagnostics()
+        suffix = target.suffix.lower()
+        if suffix in _SDF_SUFFIXES:
+            descriptors = [self.registry.get("sdformat")]
+        else:
+            # Custom model parsers: most recently registered first; the first that returns
+            # a model wins; a parser that reports an error stops the search (spec 1.5).
+            descriptors = [d for d in self.registry.include_parsers() if d.matches(target)]
+        for descriptor in descriptors:
+            if descriptor is None:
+                continue
+            outer, self.diagnostics = self.diagnostics, local
+            try:
+                impl = self.registry.implementation(descriptor)
+                model = impl.parse_include(nested, self)
+            except Exception as exc:  # a plugin's bug becomes a diagnostic, not a crash
+                local.error(Code.PLUGIN_ERROR, f"format plugin '{descriptor.name}' failed on "
+                            f"[{target}]: {type(exc).__name__}: {exc}", where, element)
+                return _CachedInclude(None, descriptor.name, list(local))
+            finally:
+                self.diagnostics = outer
+            if local.has_errors():
+                return _CachedInclude(None, descriptor.name, list(local))
+            if model is not None:
+                return _CachedInclude(model, descriptor.name, list(local))
+        local.error(Code.URI_LOOKUP, f"No format can include [{target}] (uri [{nested.uri}])",
+                    where, element)
+        return _CachedInclude(None, "", list(local))
+
+
+def load(path: str | os.PathLike, context: LoadContext | None = None) -> Document:
+    """Read any supported file into a :class:`Document` and check it.
+
+    Never raises for bad input: problems are in ``document.diagnostics``.
+    """
+    context = context or LoadContext()
+    path = Path(path)
+    descriptor = context.registry.for_path(path, capability="read")
+    if descriptor is None:
+        doc = Document(path=str(path))
+        known = ", ".join(context.registry.extensions("read")) or "none"
+        doc.diagnostics.error(Code.FILE_READ, f"Unknown file type [{path.name}]; "
+                              f"readable extensions: {known}", SourceLocation(str(path)))
+        return doc
+    if not path.is_file():
+        doc = Document(path=str(path), format=descriptor.name)
+        doc.diagnostics.error(Code.FILE_READ, f"Unable to read file: [{path}]",
+                              SourceLocation(str(path)))
+        return doc
+    impl = context.registry.implementation(descriptor)
+    context._stack.append(str(path.resolve()))
+    try:
+        doc = impl.read(path, context)
+    finally:
+        context._stack.pop()
+    doc.format = doc.format or descriptor.name
+    return doc

@@ -1,0 +1,44 @@
+"""Safe XML parsing: no entity expansion, no DTD loading, no network access."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lxml import etree
+
+__all__ = ["XmlError", "parse_xml_bytes", "parse_xml_file", "make_parser"]
+
+
+class XmlError(ValueError):
+    """Malformed XML; ``line`` and ``column`` are 1-based (0 when unknown)."""
+
+    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
+def make_parser() -> etree.XMLParser:
+    # resolve_entities=False: a "billion laughs" file is read as text, not expanded.
+    # no_network/load_dtd=False: nothing is fetched; huge_tree=False keeps libxml2's limits.
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                           dtd_validation=False, huge_tree=False, remove_comments=False,
+                           remove_pis=False, strip_cdata=False)
+
+
+def parse_xml_bytes(data: bytes, url: str | None = None) -> etree._ElementTree:
+    try:
+        root = etree.fromstring(data, make_parser(), base_url=url)
+    except etree.XMLSyntaxError as exc:
+        line, column = (exc.position if exc.position else (0, 0))
+        msg = exc.msg or str(exc)
+        raise XmlError(msg, line, column) from None
+    if root is None:
+        raise XmlError("empty document")
+    return root.getroottree()
+
+
+def parse_xml_file(path: str | Path) -> etree._ElementTree:
+    """Parse a file; raises :class:`XmlError` (bad XML) or ``OSError`` (unreadable)."""
+    data = Path(path).read_bytes()
+    return parse_xml_bytes(data, str(path))

@@ -1,0 +1,603 @@
+"""Recursive-descent parser for OpenPLX (the dialect of openplx-bundles 0.19.0).
+
+The file is first cut into logical lines (a triple-quoted string may span several
+physical lines), then the indentation decides the block structure, then each line is
+parsed as one statement.  A line that fails to parse becomes an :class:`ErrorStmt`
+(its block is kept unparsed) and one problem is recorded; parsing always goes on, so a
+file with mistakes still yields a tree and every mistake found in one pass.
+
+Indentation follows the 0.16 runtime's tolerance: a block is everything indented
+deeper than the line that opened it; siblings share the block's indentation, except that
+a line may be deeper than a preceding annotation (``World.openplx`` does this).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ast as A
+from .errors import OpenPlxProblem, OpenPlxSyntaxError
+from .lexer import KEYWORDS, TRIVIA, Kind, Token, tokenize
+
+__all__ = ["parse", "parse_expression"]
+
+_LITERAL_STRING_KINDS = {'"': "plain", "@": "at", "$": "dollar"}
+
+
+def parse(text: str, path: str = "") -> A.SourceFile:
+    """Parse OpenPLX source.  Never raises for bad input: see ``SourceFile.problems``."""
+    return _FileParser(text, path).run()
+
+
+def parse_expression(text: str, path: str = "") -> A.Expr:
+    """Parse a single expression (raises :class:`OpenPlxSyntaxError` when it is not one)."""
+    toks = [t for t in tokenize(text) if t.kind not in TRIVIA and t.kind is not Kind.NEWLINE]
+    p = _LineParser(toks, path)
+    expr = p.expr()
+    p.expect_end("expression")
+    return expr
+
+
+# -- block structure ------------------------------------------------------------------
+
+
+@dataclass
+class _Line:
+    tokens: list[Token]          # all tokens of the logical line, incl. trivia and newline
+    sig: list[Token]             # significant tokens
+    indent: int                  # indentation width (tabs to multiples of 8)
+    error: tuple[str, int, int] | None = None   # a structural error found while splitting
+
+
+@dataclass
+class _Frame:
+    owner: A.Stmt | None
+    owner_indent: int
+    block_indent: int | None
+    children: list[A.Stmt]
+    raw: bool = False
+    last: A.Stmt | None = None
+
+
+def _indent_width(tok: Token) -> int:
+    width = 0
+    for ch in tok.text:
+        width = (width // 8 + 1) * 8 if ch == "\t" else width + 1
+    return width
+
+
+def _split_lines(tokens: list[Token]) -> tuple[list[_Line], list[tuple[Token, int]]]:
+    """Cut tokens into logical lines; also return the brackets left open.
+
+    Inside ``()``, ``[]`` and ``{}`` a line break does not end the line (bundle files
+    write long arrays over several lines).  A continuation line must be indented deeper
+    than the statement, or as deep when it starts with the closing bracket; otherwise the
+    bracket is reported unclosed and the statement ends at the previous line, so one
+    missing bracket cannot swallow the rest of the file.
+    """
+    lines: list[_Line] = []
+    unclosed: list[tuple[Token, int]] = []
+    current: list[Token] = []
+    opened: list[Token] = []
+    stmt_indent = 0
+    n = len(tokens)
+    i = 0
+    while i < n:
+        tok = tokens[i]
+        if tok.kind is Kind.EOF:
+            break
+        if not current:
+            stmt_indent = _indent_width(tok) if tok.kind is Kind.WS and tok.col == 1 else 0
+        elif opened and tok.col == 1 and tok.kind is not Kind.NEWLINE:
+            j = i + 1 if tok.kind is Kind.WS else i
+            first = tokens[j] if j < n else tok
+            if first.kind not in (Kind.NEWLINE, Kind.COMMENT, Kind.EOF):
+                indent = _indent_width(tok) if tok.kind is Kind.WS else 0
+                closing = first.kind is Kind.OP and first.text in ")]}"
+                if indent < stmt_indent or (indent == stmt_indent and not closing):
+                    unclosed.append((opened[0], len(lines)))
+                    lines.append(_make_line(current))
+                    current, opened = [], []
+                    continue
+        current.append(tok)
+        if tok.kind is Kind.OP and tok.text in "([{":
+            opened.append(tok)
+        elif tok.kind is Kind.OP and tok.text in ")]}" and opened:
+            opened.pop()
+        elif tok.kind is Kind.NEWLINE and not opened:
+            lines.append(_make_line(current))
+            current = []
+        i += 1
+    if current:
+        if opened:
+            unclosed.append((opened[0], len(lines)))
+        lines.append(_make_line(current))
+    return lines, unclosed
+
+
+def _make_line(tokens: list[Token]) -> _Line:
+    sig = [t for t in tokens if t.kind not in TRIVIA and t.kind is not Kind.NEWLINE]
+    first = tokens[0]
+    indent = _indent_width(first) if first.kind is Kind.WS and first.col == 1 else 0
+    if first.text == "\ufeff" and len(tokens) > 1 and tokens[1].kind is Kind.WS:
+        indent = _indent_width(tokens[1])
+    return _Line(tokens, sig, indent)
+
+
+class _FileParser:
+    def __init__(self, text: str, path: str) -> None:
+        self.path = path
+        self.tokens = tokenize(text)
+        self.problems: list[OpenPlxProblem] = []
+
+    def problem(self, message: str, line: int, col: int) -> None:
+        self.problems.append(OpenPlxProblem(message, self.path, line, col))
+
+    def run(self) -> A.SourceFile:
+        root = _Frame(None, -1, 0, [])
+        stack = [root]
+        pending: list[Token] = []
+        lines, unclosed = _split_lines(self.tokens)
+        unclosed_at = {index: tok for tok, index in unclosed}
+        for index, line in enumerate(lines):
+            if index in unclosed_at:
+                tok = unclosed_at[index]
+                line.error = (f"'{tok.text}' is never closed", tok.line, tok.col)
+            if not line.sig:
+                pending.extend(line.tokens)
+                continue
+            first = line.sig[0]
+            w = line.indent
+            while len(stack) > 1 and w <= stack[-1].owner_indent:
+                self._close(stack.pop())
+            top = stack[-1]
+            if top.block_indent is None:
+                top.block_indent = w
+            raw_reason = ""
+            if w > top.block_indent:
+                if isinstance(top.last, A.Annotation) and not top.raw:
+                    top.block_indent = w  # tolerated: deeper than a preceding annotation
+                else:
+                    raw_reason = "unexpected indentation"
+            elif w < top.block_indent:
+                raw_reason = "indentation does not match any outer block"
+            if top.raw:
+                stmt: A.Stmt = self._raw(line, "")
+            elif raw_reason:
+                self.problem(raw_reason, first.line, first.col)
+                stmt = self._raw(line, raw_reason)
+            else:
+                stmt = self._statement(line, top_level=top.owner is None)
+            stmt.leading, pending = pending, []
+            top.children.append(stmt)
+            top.last = stmt
+            if stmt.has_block:
+                stack.append(_Frame(stmt, w, None, stmt.children,
+                                    raw=top.raw or isinstance(stmt, A.ErrorStmt)))
+        while len(stack) > 1:
+            self._close(stack.pop())
+        return A.SourceFile(self.path, root.children, pending, self.problems)
+
+    def _close(self, frame: _Frame) -> None:
+        if frame.block_indent is None and not frame.raw and frame.owner is not None:
+            colon = [t for t in frame.owner.tokens if t.is_op(":")][-1]
+            self.problem("expected an indented block after ':'", colon.line, colon.col)
+
+    def _raw(self, line: _Line, message: str) -> A.ErrorStmt:
+        first = line.sig[0]
+        ends_block = line.sig[-1].is_op(":")
+        return A.ErrorStmt(self.path, first.line, first.col, tokens=line.tokens,
+                           has_block=ends_block, message=message)
+
+    def _statement(self, line: _Line, top_level: bool) -> A.Stmt:
+        p = _LineParser(line.sig, self.path)
+        try:
+            if line.error is not None:
+                raise OpenPlxSyntaxError(*line.error)
+            bad = next((t for t in line.sig if t.kind is Kind.ERROR), None)
+            if bad is not None:
+                raise OpenPlxSyntaxError(bad.error, bad.line, bad.col)
+            stmt = p.top_statement() if top_level else p.member_statement()
+        except OpenPlxSyntaxError as exc:
+            self.problem(exc.message, exc.line, exc.col)
+            return self._raw(line, exc.message)
+        stmt.tokens = line.tokens
+        return stmt
+
+
+# -- one logical line ----------------------------------------------------------------
+
+
+class _LineParser:
+    """Parses the significant tokens of one logical line."""
+
+    def __init__(self, toks: list[Token], path: str) -> None:
+        self.toks = toks
+        self.path = path
+        self.i = 0
+        last = toks[-1] if toks else None
+        # Position reported for "end of line": just after the last token.
+        if last is None:
+            self.end_pos = (1, 1)
+        else:
+            lines = last.text.split("\n")
+            if len(lines) > 1:
+                self.end_pos = (last.line + len(lines) - 1, len(lines[-1]) + 1)
+            else:
+                self.end_pos = (last.line, last.col + len(last.text))
+
+    # -- token helpers -------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def at_end(self) -> bool:
+        return self.i >= len(self.toks)
+
+    def next(self) -> Token:
+        tok = self.peek()
+        if tok is None:
+            raise self.error_at_end("unexpected end of line")
+        self.i += 1
+        return tok
+
+    def error(self, message: str, tok: Token | None) -> OpenPlxSyntaxError:
+        if tok is None:
+            return self.error_at_end(message)
+        return OpenPlxSyntaxError(message, tok.line, tok.col)
+
+    def error_at_end(self, message: str) -> OpenPlxSyntaxError:
+        return OpenPlxSyntaxError(message, *self.end_pos)
+
+    def describe(self, tok: Token | None) -> str:
+        if tok is None:
+            return "end of line"
+        if tok.kind is Kind.STRING:
+            return "a string"
+        return f"'{tok.text}'"
+
+    def accept_op(self, text: str) -> Token | None:
+        tok = self.peek()
+        if tok is not None and tok.is_op(text):
+            self.i += 1
+            return tok
+        return None
+
+    def accept_kw(self, word: str) -> Token | None:
+        tok = self.peek()
+        if tok is not None and tok.is_name(word):
+            self.i += 1
+            return tok
+        return None
+
+    def expect_op(self, text: str, what: str) -> Token:
+        tok = self.peek()
+        if tok is None or not tok.is_op(text):
+            raise self.error(f"expected '{text}' {what}, found {self.describe(tok)}", tok)
+        self.i += 1
+        return tok
+
+    def expect_end(self, what: str) -> None:
+        tok = self.peek()
+        if tok is not None:
+            raise self.error(f"unexpected {self.describe(tok)} after {what}", tok)
+
+    def ident(self, what: str) -> Token:
+        tok = self.peek()
+        if tok is None or tok.kind is not Kind.NAME:
+            raise self.error(f"expected {what}, found {self.describe(tok)}", tok)
+        if tok.text in KEYWORDS:
+            raise self.error(f"'{tok.text}' is a keyword and cannot be used as {what}", tok)
+        self.i += 1
+        return tok
+
+    def qname(self, what: str) -> A.QName:
+        first = self.ident(what)
+        parts = [first.text]
+        while self.peek() is not None and self.peek().is_op("."):
+            self.i += 1
+            parts.append(self.ident(what).text)
+        return A.QName(self.path, first.line, first.col, tuple(parts))
+
+    def node_args(self, tok: Token) -> tuple[str, int, int]:
+        return self.path, tok.line, tok.col
+
+    # -- statements -----------------------------------------------------------------
+    def block_or_value(self) -> tuple[bool, A.Expr | None]:
+        """After ':' : either the end of the line (a block follows) or an expression."""
+        if self.at_end():
+            return True, None
+        value = self.expr()
+        self.expect_end("the value")
+        return False, value
+
+    def top_statement(self) -> A.Stmt:
+        first = self.peek()
+        pos = self.node_args(first)
+        if first.is_name("import"):
+            self.i += 1
+            tok = self.peek()
+            if tok is None or tok.kind is not Kind.STRING:
+                raise self.error(f"expected a file name string after 'import', found "
+                                 f"{self.describe(tok)}", tok)
+            path = self.string_lit(self.next())
+            alias = None
+            if self.accept_kw("as"):
+                alias = self.qname("an import alias")
+            self.expect_end("the import")
+            return A.Import(*pos, path=path, alias=alias)
+        if first.is_name("trait"):
+            self.i += 1
+            name = self.ident("a trait name")
+            base = None
+            if self.accept_kw("is"):
+                base = self.type_expr()
+            has_block = bool(self.accept_op(":"))
+            self.expect_end("the trait declaration")
+            return A.ModelDecl(*pos, name=name.text, base=base, is_trait=True, has_block=has_block)
+        if first.is_name("operator"):
+            self.i += 1
+            op = self.next()
+            if op.kind is not Kind.OP or op.text not in "+-*/":
+                raise self.error(f"expected one of + - * / after 'operator', found "
+                                 f"{self.describe(op)}", op)
+            params = self.params()
+            returns = self.returns()
+            self.expect_end("the operator declaration")
+            return A.OperatorDecl(*pos, op=op.text, params=params, returns=returns)
+        is_const = bool(self.accept_kw("const"))
+        tok = self.peek()
+        if tok is None or tok.kind is not Kind.NAME:
+            raise self.error("expected a model, trait, operator or import declaration, found "
+                             f"{self.describe(tok)}", tok)
+        if tok.text in KEYWORDS:
+            raise self.error(f"unexpected keyword '{tok.text}' at the start of a declaration",
+                             tok)
+        name = self.ident("a model name")
+        nxt = self.peek()
+        if nxt is not None and nxt.is_op("."):
+            raise self.error("a top-level declaration needs a plain name (no '.'), "
+                             "or is this line indented wrongly?", nxt)
+        base = None
+        if self.accept_kw("is"):
+            base = self.type_expr()
+        elif nxt is not None and not nxt.is_op(":"):
+            raise self.error(f"expected 'is' or ':' after the model name, found "
+                             f"{self.describe(nxt)}", nxt)
+        if self.accept_op(":"):
+            has_block, value = self.block_or_value()
+            if value is not None:
+                if base is None:
+                    raise self.error("a top-level value needs a type: write 'Name is Type: "
+                                     "value'", self.toks[1])
+                return A.GlobalDecl(*pos, name=name.text, type=base, value=value,
+                                    is_const=is_const)
+            return A.ModelDecl(*pos, name=name.text, base=base, is_const=is_const,
+                               has_block=True)
+        self.expect_end("the model declaration")
+        return A.ModelDecl(*pos, name=name.text, base=base, is_const=is_const)
+
+    def member_statement(self) -> A.Stmt:
+        first = self.peek()
+        pos = self.node_args(first)
+        if first.is_op("."):
+            self.i += 1
+            name = self.ident("an annotation name")
+            self.expect_op(":", "after the annotation name")
+            value = self.annotation_value()
+            self.expect_end("the annotation value")
+            return A.Annotation(*pos, name=name.text, value=value)
+        if first.is_name("with"):
+            self.i += 1
+            traits = [self.qname("a trait name")]
+            while self.accept_op(","):
+                traits.append(self.qname("a trait name"))
+            self.expect_end("the trait list")
+            return A.TraitUse(*pos, traits=traits)
+        static = bool(self.accept_kw("static"))
+        if static or first.is_name("fn"):
+            if not self.accept_kw("fn"):
+                raise self.error("expected 'fn' after 'static'", self.peek())
+            name = self.ident("a method name")
+            params = self.params()
+            returns = self.returns()
+            self.expect_end("the method declaration")
+            return A.MethodDecl(*pos, name=name.text, params=params, returns=returns,
+                                static=static)
+        optional = bool(self.accept_kw("optional"))
+        is_const = bool(self.accept_kw("const"))
+        path = self.qname("an attribute name")
+        if self.accept_kw("is"):
+            typ = self.type_expr()
+            has_block, value = False, None
+            if self.accept_op(":"):
+                has_block, value = self.block_or_value()
+            else:
+                self.expect_end("the attribute declaration")
+            return A.AttrDecl(*pos, path=path, type=typ, value=value, optional=optional,
+                              is_const=is_const, has_block=has_block)
+        if optional or is_const:
+            raise self.error("expected 'is' in an attribute declaration", self.peek())
+        if self.accept_kw("becomes"):
+            typ = self.type_expr()
+            has_block, value = False, None
+            if self.accept_op(":"):
+                has_block, value = self.block_or_value()
+            else:
+                self.expect_end("the 'becomes' declaration")
+            return A.Becomes(*pos, path=path, type=typ, value=value, has_block=has_block)
+        tok = self.peek()
+        if tok is None or not tok.is_op(":"):
+            raise self.error(f"expected ':', 'is' or 'becomes' after '{path}', found "
+                             f"{self.describe(tok)}", tok)
+        self.i += 1
+        has_block, value = self.block_or_value()
+        return A.Assign(*pos, path=path, value=value, has_block=has_block)
+
+    def annotation_value(self) -> A.Expr:
+        tok = self.peek()
+        neg = None
+        if tok is not None and tok.is_op("-"):
+            neg = self.next()
+            tok = self.peek()
+        if tok is not None and tok.kind is Kind.NUMBER:
+            self.i += 1
+            lit = A.NumberLit(*self.node_args(tok), text=tok.text, value=tok.value)
+            if neg is not None:
+                return A.Unary(*self.node_args(neg), op="-", operand=lit)
+            return lit
+        if neg is None and tok is not None:
+            if tok.kind is Kind.STRING:
+                return self.string_lit(self.next())
+            if tok.is_name("true") or tok.is_name("false"):
+                self.i += 1
+                return A.BoolLit(*self.node_args(tok), value=tok.text == "true")
+        raise self.error("an annotation value must be a constant (string, number, true or "
+                         f"false), found {self.describe(tok)}", tok)
+
+    def params(self) -> list[A.Param]:
+        self.expect_op("(", "to open the parameter list")
+        params: list[A.Param] = []
+        if self.accept_op(")"):
+            return params
+        while True:
+            name = self.ident("a parameter name")
+            self.expect_op(":", f"after parameter '{name.text}'")
+            params.append(A.Param(*self.node_args(name), name=name.text, type=self.type_ref()))
+            if self.accept_op(")"):
+                return params
+            self.expect_op(",", "or ')' in the parameter list")
+
+    def returns(self) -> A.TypeRef | None:
+        if self.accept_op("->"):
+            return self.type_ref()
+        return None
+
+    def type_ref(self) -> A.TypeRef:
+        name = self.qname("a type name")
+        array = False
+        if self.accept_op("["):
+            self.expect_op("]", "to close the array type")
+            array = True
+        return A.TypeRef(self.path, name.line, name.col, name=name, array=array)
+
+    def type_expr(self) -> A.TypeExpr:
+        first = self.type_ref()
+        options, traits = [first], []
+        if self.accept_kw("with"):
+            traits.append(self.qname("a trait name"))
+            while self.accept_op(","):
+                traits.append(self.qname("a trait name"))
+        while self.accept_kw("or"):
+            options.append(self.type_ref())
+        reference = bool(self.accept_kw("reference"))
+        return A.TypeExpr(self.path, first.line, first.col, options=options, traits=traits,
+                          reference=reference)
+
+    # -- expressions ----------------------------------------------------------------
+    def expr(self) -> A.Expr:
+        left = self.term()
+        while True:
+            tok = self.peek()
+            if tok is not None and tok.kind is Kind.OP and tok.text in ("+", "-"):
+                self.i += 1
+                left = A.Binary(*self.node_args(tok), op=tok.text, left=left, right=self.term())
+            else:
+                return left
+
+    def term(self) -> A.Expr:
+        left = self.unary()
+        while True:
+            tok = self.peek()
+            if tok is not None and tok.kind is Kind.OP and tok.text in ("*", "/"):
+                self.i += 1
+                left = A.Binary(*self.node_args(tok), op=tok.text, left=left, right=self.unary())
+            else:
+                return left
+
+    def unary(self) -> A.Expr:
+        tok = self.peek()
+        if tok is not None and tok.kind is Kind.OP and tok.text in ("-", "+"):
+            self.i += 1
+            return A.Unary(*self.node_args(tok), op=tok.text, operand=self.unary())
+        return self.postfix()
+
+    def postfix(self) -> A.Expr:
+        e = self.primary()
+        while True:
+            tok = self.peek()
+            if tok is None or tok.kind is not Kind.OP:
+                return e
+            if tok.text == ".":
+                self.i += 1
+                name = self.ident("an attribute or method name after '.'")
+                e = A.Member(*self.node_args(name), target=e, name=name.text)
+            elif tok.text == "(":
+                self.i += 1
+                e = A.Call(*self.node_args(tok), func=e, args=self.items(")", "argument list"))
+            elif tok.text == "[":
+                self.i += 1
+                index = self.expr()
+                self.expect_op("]", "to close the index")
+                e = A.Index(*self.node_args(tok), target=e, index=index)
+            else:
+                return e
+
+    def items(self, close: str, what: str) -> list[A.Expr]:
+        out: list[A.Expr] = []
+        if self.accept_op(close):
+            return out
+        while True:
+            out.append(self.expr())
+            if self.accept_op(close):
+                return out
+            comma = self.peek()
+            if comma is None or not comma.is_op(","):
+                raise self.error(f"expected ',' or '{close}' in the {what}, found "
+                                 f"{self.describe(comma)}", comma)
+            self.i += 1
+            nxt = self.peek()
+            if nxt is not None and nxt.is_op(close):
+                raise self.error(f"trailing comma in the {what}", comma)
+
+    def string_lit(self, tok: Token) -> A.StringLit:
+        text = tok.text
+        kind = _LITERAL_STRING_KINDS[text[0]]
+        if text.lstrip("@$").startswith('"""'):
+            kind = "triple" if kind == "plain" else kind
+        return A.StringLit(*self.node_args(tok), text=text, value=tok.value, kind=kind)
+
+    def primary(self) -> A.Expr:
+        tok = self.peek()
+        if tok is None:
+            raise self.error_at_end("expected a value, found end of line")
+        pos = self.node_args(tok)
+        if tok.kind is Kind.NUMBER:
+            self.i += 1
+            return A.NumberLit(*pos, text=tok.text, value=tok.value)
+        if tok.kind is Kind.STRING:
+            self.i += 1
+            return self.string_lit(tok)
+        if tok.kind is Kind.NAME:
+            if tok.text in ("true", "false"):
+                self.i += 1
+                return A.BoolLit(*pos, value=tok.text == "true")
+            if tok.text == "this":
+                self.i += 1
+                return A.ThisRef(*pos)
+            if tok.text in KEYWORDS:
+                raise self.error(f"unexpected keyword '{tok.text}' in an expression", tok)
+            self.i += 1
+            return A.NameRef(*pos, name=tok.text)
+        if tok.is_op("("):
+            self.i += 1
+            inner = self.expr()
+            self.expect_op(")", "to close the parenthesis")
+            return A.Paren(*pos, inner=inner)
+        if tok.is_op("["):
+            self.i += 1
+            return A.ArrayLit(*pos, items=self.items("]", "array"))
+        if tok.is_op("{"):
+            self.i += 1
+            return A.InitLit(*pos, items=self.items("}", "initializer"))
+        raise self.error(f"expected a value, found {self.describe(tok)}", tok)

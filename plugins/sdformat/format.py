@@ -1,0 +1,6 @@
+"""The implementation module the ``sdformat`` descriptor names (loaded on first use)."""
+
+from .reader import parse_include, read
+from .writer import write
+
+__all__ = ["read", "write", "parse_include"]

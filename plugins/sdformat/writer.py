@@ -1,0 +1,289 @@
+"""Document -> SDFormat.
+
+Two modes:
+
+* **modular** (default): ``//include`` elements are written as includes, so the composite
+  stays modular.  The writer starts from the elements the reader kept and changes only
+  what the model owns (names, poses, references, include fields), so comments, unknown
+  elements and custom namespaced elements survive unchanged.
+* **flattened**: every include is replaced by the model it names (recursively), giving one
+  self-contained file.
+
+Nodes created by edits (no source element) get fresh elements.  Saves are atomic.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+from lxml import etree
+
+from snapframe.core.fileio import atomic_write
+from snapframe.core.model import (Document, Frame, Include, Joint, Link, Model, Node, Plugin,
+                                  PoseSpec, World)
+from snapframe.core.pose import Pose
+
+from .reader import parse_pose_text
+
+__all__ = ["write", "to_string", "to_element"]
+
+_ENTITY_TAGS = {"link", "joint", "frame", "model", "include", "plugin"}
+DEFAULT_VERSION = "1.11"
+
+
+def _num(v: float) -> str:
+    if v == 0.0:
+        return "0"
+    text = repr(float(v))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def pose_text(X: Pose) -> str:
+    return " ".join(_num(v) for v in X.xyz_rpy())
+
+
+def _child(el: etree._Element, tag: str) -> etree._Element | None:
+    for c in el:
+        if c.tag == tag:
+            return c
+    return None
+
+
+def _set_text_child(el: etree._Element, tag: str, text: str | None, index: int | None = None) -> None:
+    c = _child(el, tag)
+    if text is None:
+        if c is not None:
+            el.remove(c)
+        return
+    if c is None:
+        c = etree.Element(tag)
+        if index is None:
+            el.append(c)
+        else:
+            el.insert(index, c)
+    c.text = text
+
+
+def _sync_pose(el: etree._Element, spec: PoseSpec | None, insert_at: int = 0) -> None:
+    existing = _child(el, "pose")
+    if spec is None or (not spec.written and spec.value.is_identity() and not spec.relative_to):
+        if existing is not None and (spec is None or not spec.written):
+            el.remove(existing)
+        return
+    if existing is not None:
+        try:
+            old = parse_pose_text(existing.text or "", existing.get("degrees"),
+                                  existing.get("rotation_format"))
+        except ValueError:
+            old = None
+        if old is not None and old.almost_equal(spec.value, 1e-12) \
+                and (existing.get("relative_to") or "") == spec.relative_to:
+            return  # unchanged: keep the author's text (degrees, quaternions, spacing)
+    else:
+        existing = etree.Element("pose")
+        existing.tail = el.text if el.text and not el.text.strip() else None
+        el.insert(insert_at, existing)
+    existing.text = pose_text(spec.value)
+    for attr in ("degrees", "rotation_format", "frame"):
+        existing.attrib.pop(attr, None)
+    if spec.relative_to:
+        existing.set("relative_to", spec.relative_to)
+    else:
+        existing.attrib.pop("relative_to", None)
+
+
+class _Writer:
+    def __init__(self, flatten: bool) -> None:
+        self.flatten = flatten
+
+    # -- per node -----------------------------------------------------------------
+    def element(self, node: Node) -> etree._Element:
+        if isinstance(node, Include):
+            return self.include(node)
+        el = node.xml if node.xml is not None else etree.Element(node.kind)
+        if node.name:
+            el.set("name", node.name)
+        if isinstance(node, Model):
+            self.model(node, el)
+        elif isinstance(node, World):
+            self.container(node, el)
+        elif isinstance(node, Link):
+            _sync_pose(el, node.pose)
+        elif isinstance(node, Joint):
+            el.set("type", node.type or "fixed")
+            _set_text_child(el, "parent", node.parent_name)
+            _set_text_child(el, "child", node.child_name)
+            _sync_pose(el, node.pose)
+            if node.xml is None:
+                for i, axis in enumerate(node.axes):
+                    a = etree.SubElement(el, "axis" if i == 0 else "axis2")
+                    xyz = etree.SubElement(a, "xyz")
+                    xyz.text = " ".join(_num(v) for v in axis.xyz)
+                    if axis.expressed_in:
+                        xyz.set("expressed_in", axis.expressed_in)
+                    if axis.lower is not None or axis.upper is not None:
+                        lim = etree.SubElement(a, "limit")
+                        for key in ("lower", "upper", "effort", "velocity"):
+                            val = getattr(axis, key)
+                            if val is not None and math.isfinite(val):
+                                etree.SubElement(lim, key).text = _num(val)
+        elif isinstance(node, Frame):
+            if node.attached_to:
+                el.set("attached_to", node.attached_to)
+            else:
+                el.attrib.pop("attached_to", None)
+            _sync_pose(el, node.pose)
+        elif isinstance(node, Plugin):
+            if node.filename:
+                el.set("filename", node.filename)
+        return el
+
+    def model(self, model: Model, el: etree._Element) -> None:
+        for attr in ("canonical_link", "placement_frame"):
+            value = getattr(model, attr)
+            if value:
+                el.set(attr, value)
+            else:
+                el.attrib.pop(attr, None)
+        static = _child(el, "static")
+        if model.static or static is not None:
+            _set_text_child(el, "static", "true" if model.static else "false")
+        _sync_pose(el, model.pose)
+        self.container(model, el)
+
+    def container(self, node: Model | World, el: etree._Element) -> None:
+        """Make ``el``'s entity children match ``node.entities``; leave other children alone."""
+        wanted = [self.element(e) for e in node.entities
+                  if not e.extras.get("merged_from")]
+        wanted_ids = {id(w) for w in wanted}
+        for c in list(el):
+            if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS and id(c) not in wanted_ids:
+                el.remove(c)
+        present = {id(c) for c in el}
+        for w in wanted:
+            if id(w) not in present:
+                w.tail = "\n"
+                el.append(w)
+
+    def include(self, inc: Include) -> etree._Element:
+        if self.flatten and inc.model is not None:
+            return self.flattened_include(inc)
+        el = inc.xml if inc.xml is not None else etree.Element("include")
+        if inc.merge:
+            el.set("merge", "true")
+        else:
+            el.attrib.pop("merge", None)
+        _set_text_child(el, "uri", inc.uri, 0)
+        _set_text_child(el, "name", inc.name or None)
+        _set_text_child(el, "placement_frame", inc.placement_frame or None)
+        if inc.static is not None:
+            _set_text_child(el, "static", "true" if inc.static else "false")
+        else:
+            _set_text_child(el, "static", None)
+        _sync_pose(el, inc.pose, len(el))
+        wanted = [self.element(e) for e in inc.entities]
+        for w in wanted:
+            if w.getparent() is not el:
+                el.append(w)
+        return el
+
+    def flattened_include(self, inc: Include) -> etree._Element:
+        model = inc.model
+        assert model is not None
+        if inc.merge:
+            # A merged model cannot be written back as one element: write its children
+            # inline inside a wrapper that the container unwraps.
+            wrapper = etree.Element("merged")
+            for node in inc.model.entities:
+                wrapper.append(copy.deepcopy(self.element_copy(node)))
+            return wrapper
+        el = self.element_copy(model)
+        el.set("name", inc.effective_name)
+        pose = inc.pose if inc.pose is not None else model.pose
+        placement = inc.placement_frame or model.placement_frame
+        if placement:
+            el.set("placement_frame", placement)
+        if inc.static is not None:
+            _set_text_child(el, "static", "true" if inc.static else "false")
+        _sync_pose(el, PoseSpec(pose.value, pose.relative_to, True, pose.source))
+        for extra in inc.entities:
+            el.append(copy.deepcopy(self.element(extra)))
+        return el
+
+    def element_copy(self, node: Node) -> etree._Element:
+        """A detached, flattened copy of an included (template) node's element."""
+        twin = copy.copy(node)
+        twin.xml = copy.deepcopy(node.xml) if node.xml is not None else None
+        if isinstance(node, Model):
+            twin.entities = []
+            el = twin.xml if twin.xml is not None else etree.Element("model")
+            for c in list(el):
+                if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS:
+                    el.remove(c)
+            twin.xml = el
+            self.model(twin, el)
+            for e in node.entities:
+                child = self.element_copy(e) if not isinstance(e, Include) else self.include(e)
+                if child.tag == "merged":
+                    for c in list(child):
+                        el.append(c)
+                else:
+                    el.append(copy.deepcopy(child) if child.getparent() is not None else child)
+            return el
+        return self.element(twin)
+
+
+def to_element(document: Document, *, flatten: bool = False) -> etree._Element:
+    """The ``<sdf>`` element for ``document`` (does not touch the file)."""
+    writer = _Writer(flatten)
+    tree = document.extras.get("xml")
+    if tree is not None:
+        sdf = copy.deepcopy(tree.getroot()) if flatten else tree.getroot()
+    else:
+        sdf = etree.Element("sdf")
+    version = document.version or DEFAULT_VERSION
+    sdf.set("version", version)
+    root = document.root
+    if root is None:
+        return sdf
+    if flatten and tree is not None:
+        # Work on copies so flattening never alters the open document's elements.
+        for c in list(sdf):
+            if isinstance(c.tag, str) and c.tag in ("world", "model"):
+                sdf.remove(c)
+        el = writer.element_copy(root) if isinstance(root, Model) else _flat_world(writer, root)
+        sdf.insert(0, el)
+        return sdf
+    el = writer.element(root)
+    if el.getparent() is None:
+        sdf.append(el)
+    return sdf
+
+
+def _flat_world(writer: _Writer, world: World) -> etree._Element:
+    el = copy.deepcopy(world.xml) if world.xml is not None else etree.Element("world")
+    el.set("name", world.name)
+    for c in list(el):
+        if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS:
+            el.remove(c)
+    for e in world.entities:
+        child = writer.include(e) if isinstance(e, Include) else writer.element_copy(e)
+        if child.tag == "merged":
+            for c in list(child):
+                el.append(c)
+        else:
+            el.append(child)
+    return el
+
+
+def to_string(document: Document, *, flatten: bool = False) -> str:
+    sdf = to_element(document, flatten=flatten)
+    text = etree.tostring(sdf, encoding="unicode")
+    return '<?xml version="1.0" ?>\n' + text + ("\n" if not text.endswith("\n") else "")
+
+
+def write(document: Document, path: str | Path, *, flatten: bool = False) -> None:
+    """Save ``document`` as SDFormat at ``path`` (atomically)."""
+    atomic_write(path, to_string(document, flatten=flatten))
