@@ -189,6 +189,7 @@ class _Checker:
     def __init__(self, diagnostics: Diagnostics, version: str) -> None:
         self.diag = diagnostics
         self.seen: set[int] = set()
+        self.cycles: set[tuple[int, str, frozenset]] = set()
         try:
             major, minor = (int(p) for p in version.split(".")[:2])
             self.vt = (major, minor)
@@ -277,9 +278,18 @@ class _Checker:
         try:
             scope.body_of(v.name)
         except Unresolved as exc:
-            if exc.cycle and exc.cycle[0] == v.name:  # report a cycle once, at its first member
+            if exc.cycle and self.first_report(scope, "attached_to", exc.cycle):
                 self.err(Code.FRAME_ATTACHED_TO_CYCLE, "FrameAttachedToGraph cycle detected, "
-                         f"already visited vertex [{scope.name}::{v.name}].", v.node)
+                         f"already visited vertex [{scope.name}::{v.name}] (cycle: "
+                         f"{' -> '.join((*exc.cycle, exc.cycle[0]))}).", v.node)
+
+    def first_report(self, scope: Scope, graph: str, cycle: tuple[str, ...]) -> bool:
+        """A cycle is one root cause: report it at the first member checked, once."""
+        key = (id(scope), graph, frozenset(cycle))
+        if key in self.cycles:
+            return False
+        self.cycles.add(key)
+        return True
 
     def joint(self, scope: Scope, v: Vertex) -> None:
         joint: Joint = v.node  # type: ignore[assignment]
@@ -352,9 +362,18 @@ class _Checker:
         try:
             scope.pose_of(v.name)
         except Unresolved as exc:
-            if exc.cycle and exc.cycle[0] == v.name:
+            if not exc.cycle:
+                return
+            # A relative_to cycle made only of frames that default to their attached_to is
+            # the attached_to cycle seen again: already reported, so not a root cause.
+            derived = all(
+                (w := scope.vertices.get(n)) is not None and w.kind == "frame"
+                and not w.pose.relative_to and w.node.attached_to  # type: ignore[attr-defined]
+                for n in exc.cycle)
+            if not derived and self.first_report(scope, "relative_to", exc.cycle):
                 self.err(Code.POSE_RELATIVE_TO_CYCLE, "PoseRelativeToGraph cycle detected, already "
-                         f"visited vertex [{scope.name}::{v.name}].", v.node, where)
+                         f"visited vertex [{scope.name}::{v.name}] (cycle: "
+                         f"{' -> '.join((*exc.cycle, exc.cycle[0]))}).", v.node, where)
 
     def placement(self, scope: Scope, v: Vertex) -> None:
         if not v.placement_frame or v.nested is None:

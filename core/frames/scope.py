@@ -39,10 +39,25 @@ class Vertex:
     name: str
     kind: str  # "link" | "joint" | "frame" | "model"
     node: Node
-    pose: PoseSpec
     #: For nested models and includes: the nested scope (None if the include failed).
     nested: "Scope | None" = None
-    placement_frame: str = ""
+
+    # Read through to the node so edits (which replace node.pose) are seen at once.
+    @property
+    def pose(self) -> PoseSpec:
+        node = self.node
+        if isinstance(node, Include):
+            if node.pose is not None:
+                return node.pose
+            return node.model.pose if node.model is not None else PoseSpec()
+        return node.pose  # type: ignore[attr-defined]
+
+    @property
+    def placement_frame(self) -> str:
+        node = self.node
+        if isinstance(node, Include):
+            return node.placement_frame or (node.model.placement_frame if node.model else "")
+        return getattr(node, "placement_frame", "")
 
     @property
     def source(self) -> SourceLocation:
@@ -103,14 +118,14 @@ class Scope:
         for node in entities:
             vertex: Vertex | None = None
             if isinstance(node, Link):
-                vertex = Vertex(node.name, "link", node, node.pose)
+                vertex = Vertex(node.name, "link", node)
             elif isinstance(node, Joint):
-                vertex = Vertex(node.name, "joint", node, node.pose)
+                vertex = Vertex(node.name, "joint", node)
             elif isinstance(node, Frame):
-                vertex = Vertex(node.name, "frame", node, node.pose)
+                vertex = Vertex(node.name, "frame", node)
             elif isinstance(node, Model):
                 nested = Scope.for_model(node, node.name, static or node.static, cache)
-                vertex = Vertex(node.name, "model", node, node.pose, nested, node.placement_frame)
+                vertex = Vertex(node.name, "model", node, nested)
             elif isinstance(node, Include):
                 vertex = self._include_vertex(node, static, cache)
                 if vertex is None:
@@ -141,9 +156,7 @@ class Scope:
         if nested is None:
             nested = Scope.for_model(model, inc.effective_name, eff_static, cache, inc.entities)
             cache[key] = nested
-        pose = inc.pose if inc.pose is not None else model.pose
-        placement = inc.placement_frame or model.placement_frame
-        return Vertex(inc.effective_name, "model", inc, pose, nested, placement)
+        return Vertex(inc.effective_name, "model", inc, nested)
 
     def _add_merged(self, inc: Include, model: Model, static: bool, cache: dict) -> None:
         from .merge import merged_entities

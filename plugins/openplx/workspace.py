@@ -1,0 +1,331 @@
+"""Bundles, namespaces and name lookup.
+
+A namespace is a folder: ``Physics3D/Interactions/Hinge.openplx`` declares its models in
+``Physics3D.Interactions``, whatever the file is called, and one file may declare many
+models.  A bundle is a folder with a ``config.openplx``.  Namespaces are parsed lazily
+(all files of one folder at a time) and bundle files are cached per process, keyed by
+path, modification time and size, so building many workspaces stays cheap.
+
+Name lookup (``Workspace.resolve``) from a file in namespace ``A.B``: the file's own
+models and its imports first, then ``A.B.<name>``, ``A.<name>``, ``<name>``; so inside
+``Physics3D/Interactions`` ``Mate`` means ``Physics3D.Interactions.Mate`` and
+``Signals.MateConnector.X`` means ``Physics3D.Signals.MateConnector.X``.
+
+Files written for OpenPLX 0.16 are accepted through :data:`TYPE_RENAMES` and
+:data:`ATTRIBUTE_RENAMES` (the 0.19 migration removed the ``Charges`` namespaces).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from . import ast as A
+from .parser import parse
+
+__all__ = ["Workspace", "FileContext", "ModelSymbol", "GlobalSymbol", "NamespaceRef",
+           "TYPE_RENAMES", "ATTRIBUTE_RENAMES", "renamed_type", "snake_case", "default_bundle_roots",
+           "PRIMITIVES"]
+
+PRIMITIVES = frozenset({"Real", "Int", "Bool", "String"})
+
+#: 0.16 qualified names that moved in 0.19 (exact entries; see :func:`renamed_type`).
+TYPE_RENAMES: dict[str, str] = {
+    "Physics3D.Charges.MateConnector": "Physics3D.Interactions.MateConnector",
+    "Physics3D.Charges.RedirectedMateConnector": "Physics3D.Interactions.RedirectedMateConnector",
+    "Physics3D.Charges.AdaptiveMateConnector": "Physics3D.Interactions.AdaptiveMateConnector",
+    "Physics3D.Charges.StructuralPlanarConnector":
+        "Physics3D.Interactions.StructuralPlanarConnector",
+    "Physics.Charges.Material": "Physics.Geometries.Material",
+    "Physics.Charges.ContactGeometry": "Physics.Geometries.ContactGeometry",
+    "Physics.Charges.Charge": "Physics.Interactions.Connector",
+}
+#: 0.16 attribute names that were renamed in 0.19.
+ATTRIBUTE_RENAMES: dict[str, str] = {"charges": "connectors"}
+
+
+def renamed_type(qname: str) -> str | None:
+    """The 0.19 name of a 0.16 type name, or None.  Any other ``Physics3D.Charges.X``
+    (the geometries) moved to ``Physics3D.Geometries.X``."""
+    if qname in TYPE_RENAMES:
+        return TYPE_RENAMES[qname]
+    if qname.startswith("Physics3D.Charges."):
+        return "Physics3D.Geometries." + qname[len("Physics3D.Charges."):]
+    return None
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def snake_case(name: str) -> str:
+    """``fromTo`` -> ``from_to`` (older dialects named functions in camelCase)."""
+    return _CAMEL.sub(lambda m: "_" + m.group(1).lower(), name)
+
+
+def default_bundle_roots() -> list[Path]:
+    """The folders holding the official bundles: ``openplxbundles.bundle_path()`` (which
+    honours ``OPENPLX_BUNDLE_PATH``), when that package is installed."""
+    try:
+        import openplxbundles  # type: ignore[import-not-found]
+    except ImportError:
+        env = os.environ.get("OPENPLX_BUNDLE_PATH")
+        return [Path(env)] if env else []
+    return [Path(openplxbundles.bundle_path())]
+
+
+# -- symbols ------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class FileContext:
+    """What name lookup needs to know about the file a statement is written in."""
+
+    path: str
+    namespace: tuple[str, ...]
+    source: A.SourceFile
+    #: Models and globals declared in this file by simple name (user files).
+    local: dict[str, "ModelSymbol | GlobalSymbol"] = field(default_factory=dict)
+    #: ``import ... as a.b``: alias parts -> the imported file's context.
+    imports: list[tuple[tuple[str, ...], "FileContext"]] = field(default_factory=list)
+
+    @property
+    def directory(self) -> Path:
+        return Path(self.path).parent if self.path else Path.cwd()
+
+
+@dataclass(eq=False)
+class ModelSymbol:
+    """A model or trait declaration with its fully qualified name."""
+
+    qname: str
+    decl: A.ModelDecl
+    ctx: FileContext
+
+    @property
+    def name(self) -> str:
+        return self.decl.name
+
+    def __repr__(self) -> str:
+        return f"ModelSymbol({self.qname})"
+
+
+@dataclass(eq=False)
+class GlobalSymbol:
+    """A top-level attribute with a value (``Math.PI``)."""
+
+    qname: str
+    decl: A.GlobalDecl
+    ctx: FileContext
+
+    def __repr__(self) -> str:
+        return f"GlobalSymbol({self.qname})"
+
+
+@dataclass(frozen=True)
+class NamespaceRef:
+    """A namespace used in an expression or a qualified name (``Math`` in ``Math.PI``)."""
+
+    parts: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return ".".join(self.parts)
+
+
+Symbol = ModelSymbol | GlobalSymbol
+
+_PARSE_CACHE: dict[str, tuple[int, int, A.SourceFile]] = {}
+
+
+def parse_cached(path: Path) -> A.SourceFile:
+    """Parse a read-only library file, reusing the tree while the file is unchanged."""
+    key = str(path)
+    st = path.stat()
+    hit = _PARSE_CACHE.get(key)
+    if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+        return hit[2]
+    source = parse(read_source(path), key)
+    _PARSE_CACHE[key] = (st.st_mtime_ns, st.st_size, source)
+    return source
+
+
+def read_source(path: Path) -> str:
+    """File text, decoded as UTF-8 with line endings untouched."""
+    return path.read_bytes().decode("utf-8", errors="surrogateescape")
+
+
+def _symbols_of(source: A.SourceFile, ctx: FileContext, prefix: str) -> dict[str, Symbol]:
+    out: dict[str, Symbol] = {}
+    for stmt in source.statements:
+        if isinstance(stmt, A.ModelDecl):
+            out[stmt.name] = ModelSymbol(prefix + stmt.name, stmt, ctx)
+        elif isinstance(stmt, A.GlobalDecl):
+            out[stmt.name] = GlobalSymbol(prefix + stmt.name, stmt, ctx)
+    return out
+
+
+# -- the workspace ------------------------------------------------------------------
+
+
+class Workspace:
+    """All bundles visible to a load, plus the user files loaded so far."""
+
+    def __init__(self, bundle_roots: Iterable[Path] | None = None) -> None:
+        roots = default_bundle_roots() if bundle_roots is None else [Path(p) for p in bundle_roots]
+        #: bundle name -> its folder
+        self.bundles: dict[str, Path] = {}
+        for root in roots:
+            self.add_bundle_root(root)
+        self._namespaces: dict[tuple[str, ...], dict[str, Symbol]] = {}
+        self._user: dict[str, FileContext] = {}
+        #: Files that failed to parse while loading namespaces: path -> problems.
+        self.library_problems: dict[str, list] = {}
+
+    # -- bundles ------------------------------------------------------------------
+    def add_bundle_root(self, root: Path) -> None:
+        """Register every sub-folder of ``root`` that has a ``config.openplx``."""
+        if not root.is_dir():
+            return
+        for sub in sorted(root.iterdir()):
+            if (sub / "config.openplx").is_file():
+                self.bundles.setdefault(sub.name, sub)
+
+    def add_bundle(self, folder: Path) -> str:
+        """Register one bundle folder (a user bundle); returns its name."""
+        name = folder.name
+        self.bundles.setdefault(name, folder)
+        return name
+
+    def namespace_dir(self, parts: tuple[str, ...]) -> Path | None:
+        if not parts or parts[0] not in self.bundles:
+            return None
+        d = self.bundles[parts[0]].joinpath(*parts[1:])
+        return d if d.is_dir() else None
+
+    def is_namespace(self, parts: tuple[str, ...]) -> bool:
+        return self.namespace_dir(parts) is not None
+
+    def namespace(self, parts: tuple[str, ...]) -> dict[str, Symbol]:
+        """Symbols declared directly in a namespace folder (parsed on first use)."""
+        found = self._namespaces.get(parts)
+        if found is not None:
+            return found
+        out: dict[str, Symbol] = {}
+        folder = self.namespace_dir(parts)
+        if folder is not None:
+            prefix = ".".join(parts) + "."
+            for f in sorted(folder.glob("*.openplx")):
+                if f.name == "config.openplx" and len(parts) == 1:
+                    continue
+                source = parse_cached(f)
+                if source.problems:
+                    self.library_problems[str(f)] = list(source.problems)
+                ctx = FileContext(str(f), parts, source)
+                for name, sym in _symbols_of(source, ctx, prefix).items():
+                    out.setdefault(name, sym)
+        self._namespaces[parts] = out
+        return out
+
+    def lookup(self, qname: str | tuple[str, ...]) -> Symbol | None:
+        """A symbol by fully qualified name (no renames, no relative lookup)."""
+        parts = tuple(qname.split(".")) if isinstance(qname, str) else qname
+        if len(parts) < 2:
+            return None
+        return self.namespace(parts[:-1]).get(parts[-1])
+
+    # -- user files ---------------------------------------------------------------
+    def context_for(self, path: str, source: A.SourceFile) -> FileContext:
+        """Context of a user file: its namespace if it lies inside a bundle folder
+        (registered here if it is a user bundle), else the root namespace."""
+        namespace: tuple[str, ...] = ()
+        if path:
+            p = Path(path).resolve()
+            for parent in p.parents:
+                if (parent / "config.openplx").is_file():
+                    name = parent.name
+                    if name not in self.bundles:
+                        self.add_bundle(parent)
+                    if self.bundles.get(name) == parent or self.bundles.get(name, Path()).resolve() == parent:
+                        rel = p.parent.relative_to(parent).parts
+                        namespace = (name, *rel)
+                    break
+        ctx = FileContext(path, namespace, source)
+        prefix = ".".join(namespace) + "." if namespace else ""
+        ctx.local = _symbols_of(source, ctx, prefix)
+        if path:
+            self._user[str(Path(path).resolve())] = ctx
+        return ctx
+
+    def user_context(self, path: str) -> FileContext | None:
+        return self._user.get(str(Path(path).resolve()))
+
+    # -- lookup -------------------------------------------------------------------
+    def resolve(self, parts: tuple[str, ...], ctx: FileContext | None
+                ) -> tuple[Symbol | NamespaceRef | None, tuple[str, ...], str]:
+        """Resolve the longest symbol prefix of ``parts`` as seen from ``ctx``.
+
+        Returns ``(found, rest, renamed_from)``: ``found`` is a symbol or a namespace,
+        ``rest`` the parts after it (attribute or function names), ``renamed_from`` the
+        0.16 name that was translated (empty if none).
+        """
+        found, rest = self._resolve(parts, ctx)
+        if found is not None and not (isinstance(found, NamespaceRef) and rest):
+            return found, rest, ""
+        # 0.16 compatibility: try renamed qualified names.
+        for k in range(len(parts), 1, -1):
+            new = renamed_type(".".join(parts[:k]))
+            if new is not None:
+                sym = self.lookup(new)
+                if sym is not None:
+                    return sym, parts[k:], ".".join(parts[:k])
+        return found, rest, ""
+
+    def _resolve(self, parts: tuple[str, ...], ctx: FileContext | None
+                 ) -> tuple[Symbol | NamespaceRef | None, tuple[str, ...]]:
+        head = parts[0]
+        if ctx is not None:
+            if head in ctx.local:
+                return ctx.local[head], parts[1:]
+            for alias, imported in ctx.imports:
+                if parts[:len(alias)] == alias:
+                    rest = parts[len(alias):]
+                    if not rest:
+                        return NamespaceRef(alias), ()
+                    if rest[0] in imported.local:
+                        return imported.local[rest[0]], rest[1:]
+                elif not alias and head in imported.local:
+                    return imported.local[head], parts[1:]
+        namespace = ctx.namespace if ctx is not None else ()
+        partial: tuple[Symbol | NamespaceRef | None, tuple[str, ...]] = (None, parts)
+        for i in range(len(namespace), -1, -1):
+            base = namespace[:i]
+            found, rest = self._resolve_absolute(base + parts, len(base))
+            if found is None:
+                continue
+            if not isinstance(found, NamespaceRef) or not rest:
+                return found, rest
+            if partial[0] is None:  # a namespace whose next part is unknown: keep looking
+                partial = (found, rest)
+        return partial
+
+    def _resolve_absolute(self, full: tuple[str, ...], min_len: int
+                          ) -> tuple[Symbol | NamespaceRef | None, tuple[str, ...]]:
+        """Longest resolvable prefix of ``full`` that is longer than ``min_len``."""
+        if not full or full[0] not in self.bundles:
+            return None, full
+        # Walk namespaces from the bundle root down while they exist.
+        best: tuple[Symbol | NamespaceRef | None, tuple[str, ...]] = (None, full)
+        k = 1
+        while k <= len(full) and self.is_namespace(full[:k]):
+            if k > min_len:
+                best = (NamespaceRef(full[:k]), full[k:])
+            if k < len(full):
+                sym = self.namespace(full[:k]).get(full[k])
+                if sym is not None and k + 1 > min_len:
+                    best = (sym, full[k + 1:])
+                    if not self.is_namespace(full[:k + 1]):
+                        return best
+            k += 1
+        return best

@@ -1,0 +1,97 @@
+"""Bad input gives diagnostics with file and line, never a crash or a hang."""
+
+from tests.conftest import codes
+
+
+def test_malformed_xml(load_text):
+    doc = load_text("<sdf version='1.8'><model name='m'><link name='l'></model></sdf>")
+    assert codes(doc) == ["XML_ERROR"]
+    assert doc.diagnostics.errors[0].line == 1
+
+
+def test_entities_are_not_expanded(load_text):
+    bomb = """<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+<!ENTITY ext SYSTEM "file:///etc/passwd">]>
+<sdf version="1.8"><model name="m"><link name="l"/><frame name="&lol3;"/><frame name="x&ext;"/></model></sdf>"""
+    doc = load_text(bomb)
+    names = [f.name for f in doc.root.frames] if doc.root else []
+    assert all("lollol" not in n and "root:" not in n for n in names)
+
+
+def test_missing_include_and_cycle(load_text):
+    doc = load_text("""
+        <sdf version="1.8"><model name="m"><link name="l"/>
+          <include><uri>missing_model</uri></include></model></sdf>""")
+    assert codes(doc) == ["URI_LOOKUP"]
+    assert doc.diagnostics.errors[0].line == 2
+    doc = load_text("""<sdf version="1.8"><model name="a"><link name="l"/>
+          <include><uri>b.sdf</uri></include></model></sdf>""", name="a.sdf",
+                    files={"b.sdf": """<sdf version="1.8"><model name="b"><link name="l"/>
+          <include><uri>a.sdf</uri></include></model></sdf>"""})
+    assert "INCLUDE_CYCLE" in codes(doc)
+
+
+def test_model_directory_without_config(load_text):
+    doc = load_text("""<sdf version="1.8"><world name="w">
+          <include><uri>box</uri></include></world></sdf>""",
+                    files={"box/model.sdf": "<sdf version='1.8'><model name='box'><link name='l'/></model></sdf>"})
+    assert codes(doc) == ["FILE_READ", "URI_LOOKUP"]
+
+
+def test_model_directory_picks_newest_supported_sdf(load_text):
+    doc = load_text("""<sdf version="1.8"><world name="w">
+          <include><uri>model://box</uri></include></world></sdf>""",
+                    files={"box/model.config": """<model><name>box</name>
+                            <sdf version="1.6">old.sdf</sdf><sdf version="1.8">new.sdf</sdf>
+                            <sdf version="9.0">future.sdf</sdf></model>""",
+                           "box/new.sdf": "<sdf version='1.8'><model name='newbox'><link name='l'/></model></sdf>",
+                           "box/old.sdf": "<sdf version='1.6'><model name='oldbox'><link name='l'/></model></sdf>"})
+    assert codes(doc) == [] and doc.includes()[0].effective_name == "newbox"
+
+
+def test_names_reserved_duplicate_and_delimiter(load_text):
+    doc = load_text("""<sdf version="1.8"><model name="m">
+          <link name="__bad__"/><link name="world"/><link name="a::b"/>
+          <link name="l"/><link name="l"/><frame name="l"/></model></sdf>""")
+    assert codes(doc) == ["RESERVED_NAME"] * 3 + ["DUPLICATE_NAME"] * 2
+
+
+def test_cycles_are_reported_once(load_text):
+    doc = load_text("""<sdf version="1.8"><model name="M"><link name="L"/>
+          <frame name="F1" attached_to="F2"/><frame name="F2" attached_to="F1"/>
+          <frame name="P1"><pose relative_to="P2"/></frame>
+          <frame name="P2"><pose relative_to="P1"/></frame>
+          <frame name="self" attached_to="self"/></model></sdf>""")
+    # One report per cycle: F1<->F2 (attached_to; the relative_to cycle it implies is not a
+    # second root cause), P1<->P2 (relative_to), self (attached_to itself).
+    assert codes(doc) == ["FRAME_ATTACHED_TO_CYCLE", "FRAME_ATTACHED_TO_CYCLE",
+                          "POSE_RELATIVE_TO_CYCLE"]
+    assert [d.line for d in doc.diagnostics.errors] == [2, 5, 3]
+
+
+def test_joint_errors(load_text):
+    doc = load_text("""<sdf version="1.8"><model name="M"><link name="A"/><link name="B"/>
+          <frame name="FA" attached_to="A"/>
+          <joint name="j1" type="fixed"><parent>A</parent><child>world</child></joint>
+          <joint name="j2" type="fixed"><parent>FA</parent><child>A</child></joint>
+          <joint name="j3" type="fixed"><parent>A</parent><child>nope</child></joint>
+          <joint name="j4" type="fixed"><parent>B</parent><child>B</child></joint></model></sdf>""")
+    assert codes(doc) == ["JOINT_CHILD_LINK_INVALID", "JOINT_PARENT_SAME_AS_CHILD",
+                          "JOINT_CHILD_LINK_INVALID", "JOINT_PARENT_SAME_AS_CHILD"]
+
+
+def test_canonical_link_and_model_without_link(load_text):
+    doc = load_text("""<sdf version="1.8"><model name="M" canonical_link="nope"><link name="L"/>
+          <model name="empty"><frame name="f"/></model></model></sdf>""")
+    assert codes(doc) == ["MODEL_CANONICAL_LINK_INVALID", "MODEL_WITHOUT_LINK"]
+
+
+def test_placement_frame_errors(load_text):
+    child = "<sdf version='1.8'><model name='c'><link name='l'/></model></sdf>"
+    doc = load_text("""<sdf version="1.8"><model name="M"><link name="L"/>
+          <include><uri>c.sdf</uri><placement_frame>l</placement_frame></include>
+          <include><uri>c.sdf</uri><name>c2</name><placement_frame>zz</placement_frame><pose/></include>
+          </model></sdf>""", files={"c.sdf": child})
+    assert codes(doc) == ["MODEL_PLACEMENT_FRAME_INVALID", "POSE_RELATIVE_TO_INVALID"]
