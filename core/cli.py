@@ -75,8 +75,8 @@ def cmd_frames(args: argparse.Namespace) -> int:
         return EXIT_INPUT_ERROR if doc.diagnostics.has_errors() else EXIT_OK
     data = frames_json(doc)
     if args.json:
-        json.dump(data, sys.stdout, indent=1 if args.pretty else None)
-        sys.stdout.write("\n")
+        # dumps (one shot) uses the C encoder; dump would stream through the Python one.
+        sys.stdout.write(json.dumps(data, indent=1 if args.pretty else None) + "\n")
     else:
         _print_diagnostics(doc.diagnostics.items, sys.stderr)
         rows = [(name, f["kind"], f["pose"]) for name, f in data["frames"].items()]

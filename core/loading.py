@@ -68,6 +68,8 @@ class LoadContext:
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     _cache: dict[tuple[str, str], _CachedInclude] = field(default_factory=dict)
     _stack: list[str] = field(default_factory=list)
+    #: (uri, base folder) -> resolved model file, so N includes of one model cost one lookup.
+    _resolved: dict[tuple[str, str], tuple[Path | None, list]] = field(default_factory=dict)
 
     # -- search paths -------------------------------------------------------------
     def all_search_paths(self) -> list[Path]:
@@ -156,18 +158,14 @@ class LoadContext:
         if not include.uri:
             diagnostics.error(Code.ATTRIBUTE_MISSING, "<include> is missing its <uri>", where, element)
             return
-        target = self.resolve_uri(include.uri, base_dir)
+        key = (include.uri, str(base_dir))
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve_model_file(include.uri, base_dir)
+        target, problems = self._resolved[key]
+        for code, message in problems:
+            diagnostics.error(code, message, where, element)
         if target is None:
-            diagnostics.error(Code.URI_LOOKUP, f"Unable to find uri[{include.uri}]", where, element)
             return
-        if target.is_dir():
-            model_file = self.model_file_of_directory(target, diagnostics, where)
-            if model_file is None:
-                diagnostics.error(Code.URI_LOOKUP, f"Unable to resolve uri[{include.uri}] to model "
-                                  f"path [{target}] since it does not contain a model.config "
-                                  "file.", where, element)
-                return
-            target = model_file
         if not target.is_file():
             diagnostics.error(Code.FILE_READ, f"Unable to read file: [{target}]", where, element)
             return
@@ -198,6 +196,23 @@ class LoadContext:
         diagnostics.extend(cached.diagnostics)
         include.model = cached.model
         include.format = cached.format
+
+    def _resolve_model_file(self, uri: str, base_dir: Path) -> tuple[Path | None, list]:
+        """The file an include URI names (through model.config for folders), or the
+        problems that prevent finding it as ``(code, message)`` pairs."""
+        target = self.resolve_uri(uri, base_dir)
+        if target is None:
+            return None, [(Code.URI_LOOKUP, f"Unable to find uri[{uri}]")]
+        if not target.is_dir():
+            return target, []
+        found = Diagnostics()
+        model_file = self.model_file_of_directory(target, found, SourceLocation())
+        if model_file is None:
+            problems = [(d.code, d.message) for d in found]
+            problems.append((Code.URI_LOOKUP, f"Unable to resolve uri[{uri}] to model path "
+                             f"[{target}] since it does not contain a model.config file."))
+            return None, problems
+        return model_file, []
 
     def _parse_included(self, target: Path, nested: NestedInclude, where: SourceLocation,
                         element: str) -> _CachedInclude:

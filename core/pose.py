@@ -13,9 +13,10 @@ Use :meth:`Pose.matrix` to get a numpy 4x4 for bulk work.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Pose", "IDENTITY", "quat_from_rpy", "rpy_from_matrix", "matrix_from_quat"]
 
@@ -51,8 +52,9 @@ class Pose:
         return cls(matrix_from_quat(wxyz), xyz)
 
     @classmethod
-    def from_matrix(cls, T: np.ndarray | Sequence[Sequence[float]]) -> "Pose":
+    def from_matrix(cls, T: "np.ndarray | Sequence[Sequence[float]]") -> "Pose":
         """Pose from a 4x4 homogeneous matrix (or a 3x4 one)."""
+        import numpy as np  # lazy: the CLI's hot path never needs numpy
         T = np.asarray(T, dtype=float)
         return cls(T[:3, :3].ravel().tolist(), T[:3, 3].tolist())
 
@@ -104,14 +106,16 @@ class Pose:
                 r[6] * v[0] + r[7] * v[1] + r[8] * v[2])
 
     # -- views --------------------------------------------------------------------
-    def matrix(self) -> np.ndarray:
+    def matrix(self) -> "np.ndarray":
         """4x4 homogeneous matrix."""
+        import numpy as np
         T = np.eye(4)
         T[:3, :3] = np.asarray(self.R).reshape(3, 3)
         T[:3, 3] = self.p
         return T
 
-    def rotation_matrix(self) -> np.ndarray:
+    def rotation_matrix(self) -> "np.ndarray":
+        import numpy as np
         return np.asarray(self.R, dtype=float).reshape(3, 3)
 
     def quat(self) -> tuple[float, float, float, float]:

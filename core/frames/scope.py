@@ -91,12 +91,13 @@ class Scope:
     parent: "Scope | None" = None
     parent_vertex: str = ""
     _X: dict[str, Pose] = field(default_factory=dict, repr=False)
+    _X_inv: dict[str, Pose] = field(default_factory=dict, repr=False)
+    _tail: dict[str, Pose] = field(default_factory=dict, repr=False)
     _deps: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _visiting: list[str] = field(default_factory=list, repr=False)
 
-    @property
-    def frame_name(self) -> str:
-        return WORLD if self.kind == "world" else MODEL_FRAME
+    def __post_init__(self) -> None:
+        self.frame_name = WORLD if self.kind == "world" else MODEL_FRAME
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -200,19 +201,39 @@ class Scope:
         """``X_S_name``: the frame ``name`` in this scope's frame.  Raises :class:`Unresolved`."""
         if name == self.frame_name or name == "":
             return IDENTITY
-        head, rest = split_first(name)
+        head, _, rest = name.partition(SEP)
         X = self._X.get(head)
         if X is None:
             v = self.vertices.get(head)
             if v is None:
                 raise Unresolved(f"no frame [{head}] in {self.kind} [{self.name}]")
-            X = self._resolve(v)
+            X = self._resolve_chain(v)
         if not rest or rest == MODEL_FRAME:
             return X
         nested = self.vertices[head].nested
         if nested is None:
             raise Unresolved(f"[{head}] is not a model")
         return X @ nested.pose_of(rest)
+
+    def _resolve_chain(self, v: Vertex) -> Pose:
+        """Resolve ``v`` after the vertices it depends on, without deep recursion: a chain
+        of a thousand includes, each placed on the previous one, is a thousand-step loop."""
+        chain = [v]
+        on_chain = {v.name: 0}
+        while True:
+            head = chain[-1].relative_to(self.frame_name).partition(SEP)[0]
+            if head in on_chain:
+                cycle = tuple(w.name for w in chain[on_chain[head]:])
+                raise Unresolved(f"relative_to cycle through {' -> '.join(cycle)}", cycle)
+            dep = self.vertices.get(head)
+            if dep is None or head in self._X:
+                break  # resolved already, or missing (reported by the checks)
+            on_chain[head] = len(chain)
+            chain.append(dep)
+        X = IDENTITY
+        for w in reversed(chain):
+            X = self._X.get(w.name) or self._resolve(w)
+        return X
 
     def _resolve(self, v: Vertex) -> Pose:
         if v.name in self._visiting:
@@ -221,45 +242,78 @@ class Scope:
         self._visiting.append(v.name)
         try:
             base = v.relative_to(self.frame_name)
-            if base == v.name or base == v.name + SEP + MODEL_FRAME and v.kind != "model":
+            head, _, rest = base.partition(SEP)
+            if head == v.name:
                 raise Unresolved(f"[{v.name}] is relative to itself", (v.name,))
             if v.kind == "joint" and not base:
                 raise Unresolved(f"joint [{v.name}] has no child frame")
-            if base.split(SEP)[0] == v.name:
-                raise Unresolved(f"[{v.name}] is relative to a frame inside itself", (v.name,))
-            X_S_base = self.pose_of(base)
-            head = base.split(SEP)[0]
+            X_S_head = self.pose_of(head)
             if head != self.frame_name:
-                self._deps.setdefault(head, set()).add(v.name)
-            X = X_S_base @ v.pose.value
-            if v.kind == "model" and v.placement_frame:
-                if v.nested is None or not v.nested.has(v.placement_frame):
-                    raise Unresolved(f"placement frame [{v.placement_frame}] not found in "
-                                     f"model [{v.name}]")
-                # The written pose places the placement frame Pf: X_SM = X_SPf @ X_MPf^-1.
-                X = X @ v.nested.pose_of(v.placement_frame).inverse()
+                deps = self._deps.get(head)
+                if deps is None:
+                    self._deps[head] = {v.name}
+                else:
+                    deps.add(v.name)
+            # X_S_v = X_S_head @ tail, where tail = X_head_rest @ <pose> [@ X_MPf^-1] does not
+            # change when head moves: cache it so a cascade costs one composition per vertex.
+            tail = self._tail.get(v.name)
+            if tail is None:
+                tail = v.pose.value
+                if rest and rest != MODEL_FRAME:
+                    nested = self.vertices[head].nested
+                    if nested is None:
+                        raise Unresolved(f"[{head}] is not a model")
+                    tail = nested.pose_of(rest) @ tail
+                placement = v.placement_frame if v.kind == "model" else ""
+                if placement:
+                    if v.nested is None or not v.nested.has(placement):
+                        raise Unresolved(f"placement frame [{placement}] not found in "
+                                         f"model [{v.name}]")
+                    # The written pose places the placement frame Pf: X_SM = X_SPf @ X_MPf^-1.
+                    tail = tail @ v.nested.inverse_pose_of(placement)
+                self._tail[v.name] = tail
+            X = X_S_head @ tail
         finally:
             self._visiting.pop()
         self._X[v.name] = X
         return X
 
-    def invalidate(self, name: str) -> set[str]:
-        """Forget ``X_S_name`` and everything that depends on it; return what was forgotten."""
+    def inverse_pose_of(self, name: str) -> Pose:
+        """``X_name_S``, cached: placement frames of a shared include are inverted once."""
+        X = self._X_inv.get(name)
+        if X is None:
+            X = self.pose_of(name).inverse()
+            self._X_inv[name] = X
+        return X
+
+    def invalidate(self, name: str, *, inside_changed: bool = False) -> set[str]:
+        """Forget ``X_S_name`` and everything that depends on it; return what was forgotten.
+
+        Dependents keep their cached tail (their own pose relative to what they depend on),
+        so a cascade is one composition per vertex.  ``inside_changed`` says a frame inside
+        the nested model ``name`` changed: then tails that reach into it are stale too.
+        """
         gone: set[str] = set()
         stack = [name]
+        self._tail.pop(name, None)
         while stack:
             n = stack.pop()
             if n in gone:
                 continue
             gone.add(n)
             self._X.pop(n, None)
+            if inside_changed:
+                self._tail.pop(n, None)
             stack.extend(self._deps.pop(n, ()))
+        self._X_inv.clear()
         if self.parent is not None:
-            self.parent.invalidate(self.parent_vertex)
+            self.parent.invalidate(self.parent_vertex, inside_changed=True)
         return gone
 
     def clear(self) -> None:
+        self._tail.clear()
         self._X.clear()
+        self._X_inv.clear()
         self._deps.clear()
 
     # -- attachment ---------------------------------------------------------------

@@ -280,7 +280,12 @@ def _flat_world(writer: _Writer, world: World) -> etree._Element:
 
 def to_string(document: Document, *, flatten: bool = False) -> str:
     sdf = to_element(document, flatten=flatten)
-    text = etree.tostring(sdf, encoding="unicode")
+    tree = document.extras.get("xml")
+    if tree is not None and sdf is tree.getroot():
+        # Serialise the whole tree so comments before and after <sdf> are kept.
+        text = etree.tostring(tree, encoding="unicode")
+    else:
+        text = etree.tostring(sdf, encoding="unicode")
     return '<?xml version="1.0" ?>\n' + text + ("\n" if not text.endswith("\n") else "")
 
 
