@@ -149,6 +149,9 @@ class Inertial:
     density: float | None = None
     auto_inertia_params: Any = None
     source: SourceLocation = field(default_factory=SourceLocation, repr=False)
+    #: Set when the values were changed after reading (an edit, or computed values to save);
+    #: the SDFormat writer then writes them into the element it keeps.
+    dirty: bool = False
 
 
 @dataclass(eq=False)

@@ -21,8 +21,8 @@ from pathlib import Path
 from lxml import etree
 
 from snapframe.core.fileio import atomic_write
-from snapframe.core.model import (Document, Frame, Include, Joint, Link, Model, Node, Plugin,
-                                  PoseSpec, World)
+from snapframe.core.model import (Collision, Document, Frame, Geometry, Include, Inertial, Joint,
+                                  Link, Model, Node, Plugin, PoseSpec, Visual, World)
 from snapframe.core.pose import Pose
 
 from .reader import parse_pose_text
@@ -111,6 +111,13 @@ class _Writer:
             self.container(node, el)
         elif isinstance(node, Link):
             _sync_pose(el, node.pose)
+            if node.xml is None:
+                if node.inertial is not None:
+                    el.append(inertial_element(node.inertial))
+                for part in (*node.visuals, *node.collisions):
+                    el.append(part_element(part))
+            elif node.inertial is not None and node.inertial.dirty:
+                sync_inertial(el, node.inertial)
         elif isinstance(node, Joint):
             el.set("type", node.type or "fixed")
             _set_text_child(el, "parent", node.parent_name)
@@ -235,6 +242,76 @@ class _Writer:
         return self.element(twin)
 
 
+def geometry_element(geo: Geometry) -> etree._Element:
+    g = etree.Element("geometry")
+    if geo.shape == "empty":
+        etree.SubElement(g, "empty")
+        return g
+    shape = etree.SubElement(g, geo.shape)
+    for key, value in geo.params.items():
+        if key in ("resolved_path", "center_submesh") or value is None:
+            continue
+        if key == "submesh":
+            sub = etree.SubElement(shape, "submesh")
+            etree.SubElement(sub, "name").text = str(value)
+            if geo.params.get("center_submesh"):
+                etree.SubElement(sub, "center").text = "true"
+            continue
+        child = etree.SubElement(shape, key)
+        if isinstance(value, (tuple, list)):
+            child.text = " ".join(_num(v) for v in value)
+        elif isinstance(value, float | int):
+            child.text = _num(value)
+        else:
+            child.text = str(value)
+    return g
+
+
+def part_element(part: Collision | Visual) -> etree._Element:
+    el = etree.Element(part.kind, name=part.name or part.kind)
+    _sync_pose(el, part.pose)
+    el.append(geometry_element(part.geometry))
+    if isinstance(part, Collision) and part.density is not None:
+        etree.SubElement(el, "density").text = _num(part.density)
+    if isinstance(part, Visual) and part.color is not None:
+        material = etree.SubElement(el, "material")
+        for tag in ("ambient", "diffuse"):
+            etree.SubElement(material, tag).text = " ".join(_num(v) for v in part.color)
+    return el
+
+
+_TENSOR = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def inertial_element(inertial: Inertial) -> etree._Element:
+    el = etree.Element("inertial")
+    if inertial.auto:
+        el.set("auto", "true")
+    sync_inertial(el, inertial)
+    return el
+
+
+def sync_inertial(link_or_inertial: etree._Element, inertial: Inertial) -> None:
+    """Write mass, pose and tensor values into an ``<inertial>`` element, keeping
+    ``@auto``, ``<density>``, ``<auto_inertia_params>`` and anything else it has."""
+    el = link_or_inertial
+    if el.tag == "link":
+        found = _child(el, "inertial")
+        if found is None:
+            found = etree.SubElement(el, "inertial")
+        el = found
+    if inertial.mass is not None:
+        _set_text_child(el, "mass", _num(inertial.mass))
+    _sync_pose(el, inertial.pose)
+    tensor = _child(el, "inertia")
+    if tensor is None:
+        tensor = etree.SubElement(el, "inertia")
+    for key in _TENSOR:
+        _set_text_child(tensor, key, _num(getattr(inertial, key)))
+    if inertial.density is not None and _child(el, "density") is None:
+        etree.SubElement(el, "density").text = _num(inertial.density)
+
+
 def to_element(document: Document, *, flatten: bool = False) -> etree._Element:
     """The ``<sdf>`` element for ``document`` (does not touch the file)."""
     writer = _Writer(flatten)
@@ -285,6 +362,8 @@ def to_string(document: Document, *, flatten: bool = False) -> str:
         # Serialise the whole tree so comments before and after <sdf> are kept.
         text = etree.tostring(tree, encoding="unicode")
     else:
+        if tree is None:
+            etree.indent(sdf, space="  ")  # a document built in memory: make it readable
         text = etree.tostring(sdf, encoding="unicode")
     return '<?xml version="1.0" ?>\n' + text + ("\n" if not text.endswith("\n") else "")
 
