@@ -104,8 +104,8 @@ class FrameGraph:
         pad = "  " * depth
         frame = scope.frame_name
         if name in (frame, ""):
-            lines.append(f"{pad}{prefix or ''}{frame} is the scope frame of {scope.kind} "
-                         f"[{scope.name}] (identity)")
+            lines.append(f"{pad}{frame} is the frame of {scope.kind} [{scope.name}] itself "
+                         "(identity)")
             return
         head, rest = split_first(name)
         v = scope.vertices.get(head)
@@ -113,18 +113,20 @@ class FrameGraph:
             lines.append(f"{pad}[{prefix}{head}] does not exist in {scope.kind} [{scope.name}]")
             return
         base = v.relative_to(frame)
-        why = "written relative_to" if v.pose.relative_to else {
-            "joint": "default: the joint's child frame",
-            "frame": "default: its attached_to frame" if v.node.attached_to else  # type: ignore
-                     f"default: the scope frame {frame}",
-        }.get(v.kind, f"default: the scope frame {frame}")
+        if v.pose.relative_to:
+            why = "written relative_to"
+        elif v.kind == "joint":
+            why = "default: the joint's child frame"
+        elif v.kind == "frame" and v.node.attached_to:  # type: ignore[attr-defined]
+            why = "default: its attached_to frame"
+        else:
+            why = f"default: the scope frame {frame}"
         try:
             X = scope.pose_of(head)
-            lines.append(f"{pad}X_{frame}_{head} = X_{frame}_{base.replace(SEP, '.')} @ "
-                         f"<pose>{_fmt(v.pose.value)} ({v.kind} [{prefix}{head}], {why})"
-                         + (f" @ inverse(X_{head}_{v.placement_frame})  (placement_frame)"
-                            if v.kind == "model" and v.placement_frame else "")
-                         + f"  = {_fmt(X)}")
+            placed = (f" * inverse([{v.placement_frame}] in {head})  (placement_frame)"
+                      if v.kind == "model" and v.placement_frame else "")
+            lines.append(f"{pad}{v.kind} [{prefix}{head}] in {frame} = [{base}] in {frame} * "
+                         f"<pose>{_fmt(v.pose.value)}  ({why}){placed}  = {_fmt(X)}")
         except Unresolved as exc:
             lines.append(f"{pad}[{prefix}{head}] cannot be resolved: {exc.reason}")
             return
@@ -174,7 +176,7 @@ class FrameGraph:
 
 
 def _fmt(X: Pose) -> str:
-    x, y, z, r, p, w = X.xyz_rpy()
+    x, y, z, r, p, w = (v + 0.0 if abs(v) > 1e-12 else 0.0 for v in X.xyz_rpy())
     return f"({x:.6g} {y:.6g} {z:.6g} | rpy {r:.6g} {p:.6g} {w:.6g})"
 
 
@@ -334,10 +336,8 @@ class _Checker:
             parent_body = WORLD if parent == WORLD else scope.body_of(parent)
         except Unresolved:
             return  # the frame or canonical-link checks report the root cause
-        if child_body == WORLD or child_body.endswith(MODEL_FRAME) and scope.kind == "world" \
-                and False:
-            pass
-        if child_body == WORLD:
+        # A static model's frames are fixed to the world: a child attached there is invalid.
+        if child_body == WORLD or child_body.split(SEP)[-1] == MODEL_FRAME:
             self.err(Code.JOINT_CHILD_LINK_INVALID, f"joint with name[{v.name}] {where} has a child "
                      f"with name[{child}] that resolves to world which is invalid.", joint,
                      joint.child_source)

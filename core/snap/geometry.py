@@ -121,14 +121,11 @@ def constraint_error(kind: str, X_G0: Pose, X_G1: Pose, distance: float = 0.0) -
 
 def is_rotation(X: Pose, tol: float = 1e-6) -> bool:
     """``X.R`` is orthonormal with determinant +1 (a degenerate connector frame is not)."""
-    R = X.R
-    if not all(math.isfinite(v) for v in R) or not all(math.isfinite(v) for v in X.p):
+    a, b, c, d, e, f, g, h, i = X.R
+    if not all(map(math.isfinite, X.R)) or not all(map(math.isfinite, X.p)):
         return False
-    cols = ((R[0], R[3], R[6]), (R[1], R[4], R[7]), (R[2], R[5], R[8]))
-    for i in range(3):
-        if abs(dot(cols[i], cols[i]) - 1.0) > tol:
-            return False
-        for j in range(i + 1, 3):
-            if abs(dot(cols[i], cols[j])) > tol:
-                return False
-    return abs(dot(cross(cols[0], cols[1]), cols[2]) - 1.0) <= tol
+    # Columns (a,d,g), (b,e,h), (c,f,i): unit length, orthogonal, right-handed.
+    return (abs(a * a + d * d + g * g - 1.0) <= tol and abs(b * b + e * e + h * h - 1.0) <= tol
+            and abs(c * c + f * f + i * i - 1.0) <= tol and abs(a * b + d * e + g * h) <= tol
+            and abs(a * c + d * f + g * i) <= tol and abs(b * c + e * f + h * i) <= tol
+            and abs(a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) - 1.0) <= tol)

@@ -371,13 +371,16 @@ class _Snap:
         below = m.conns[side].X_OC
         for f in chain[:pl.pos]:
             below = frames[f].local @ below  # type: ignore[operator]
-        above = IDENTITY
+        target = self._side_pose(m, 1 - side)
+        if pl.angle or pl.position or m.kind == "distance":
+            D = pl.offset()
+            target = target @ D if side == 1 else target @ D.inverse()
+        above = None  # the chain above the moved frame is usually empty: skip identities
         for f in chain[pl.pos + 1:]:
-            above = frames[f].local @ above  # type: ignore[operator]
-        fixed = self._side_pose(m, 1 - side)
-        D = pl.offset()
-        target = fixed @ D if side == 1 else fixed @ D.inverse()
-        return above.inverse() @ target @ below.inverse()
+            above = frames[f].local if above is None else frames[f].local @ above  # type: ignore[operator]
+        if above is not None:
+            target = above.inverse() @ target
+        return target @ below.inverse()
 
     # ------------------------------------------------------------------------------ sweeps
     def run(self) -> SnapResult:
@@ -689,7 +692,9 @@ class _Snap:
         world: list[Pose] = [IDENTITY] * len(frames)
         order = sorted(range(1, len(frames)), key=lambda f: (frames[f].depth, f))
         for f in order:
-            world[f] = world[frames[f].parent] @ frames[f].local  # type: ignore[operator]
+            parent = frames[f].parent
+            local = frames[f].local
+            world[f] = local if parent == _ROOT else world[parent] @ local  # type: ignore[assignment,operator]
         for f in self._output_order():
             fr = frames[f]
             res.local[fr.path] = fr.local  # type: ignore[assignment]
@@ -699,9 +704,12 @@ class _Snap:
             conn = self.conns.get(c.path)
             if conn is None or c.path in res.world:
                 continue
-            owner = frames[conn.owner]
-            res.local[c.path] = (owner.local @ conn.X_OC) if conn.owner != _ROOT else conn.X_OC
-            res.world[c.path] = world[conn.owner] @ conn.X_OC
+            owner = conn.owner
+            local = conn.X_OC if owner == _ROOT else frames[owner].local @ conn.X_OC  # type: ignore[operator]
+            res.local[c.path] = local
+            parent = frames[owner].parent
+            # A connector's local pose is already in the root when its owner's system is the root.
+            res.world[c.path] = local if owner == _ROOT or parent == _ROOT else world[parent] @ local
             if conn.redirected >= 0:
                 res.redirected[c.path] = world[conn.redirected].inverse() @ res.world[c.path]
         for m in self.mates:

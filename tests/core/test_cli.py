@@ -62,6 +62,7 @@ def test_usage_errors_exit_2(tmp_path):
 def test_explain_and_graph(write_files):
     root = write_files({"arm.sdf": ARM})
     code, out, _ = run("frames", root / "arm.sdf", "--explain", "arm::m")
-    assert code == 0 and "X___model___m" in out and "default: the scope frame __model__" in out
+    assert code == 0 and "frame [m] in __model__ = [__model__] in __model__" in out
+    assert "default: the scope frame __model__" in out
     code, out, _ = run("graph", root / "arm.sdf", "--dot")
     assert code == 0 and out.startswith('digraph "arm"') and "relative_to:arm::m" in out
