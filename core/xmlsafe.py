@@ -26,7 +26,19 @@ def make_parser() -> etree.XMLParser:
                            remove_pis=False, strip_cdata=False)
 
 
+def _refuse_entity_declarations(data: bytes) -> None:
+    # libxml2 substitutes internal entities in attribute values even with
+    # resolve_entities=False, so documents that declare entities are refused outright
+    # (robot description files have no use for them).
+    at = data.find(b"<!ENTITY")
+    if at >= 0:
+        line = data.count(b"\n", 0, at) + 1
+        raise XmlError("entity declarations (<!ENTITY>) are not allowed in model files", line,
+                       at - data.rfind(b"\n", 0, at))
+
+
 def parse_xml_bytes(data: bytes, url: str | None = None) -> etree._ElementTree:
+    _refuse_entity_declarations(data)
     try:
         root = etree.fromstring(data, make_parser(), base_url=url)
     except etree.XMLSyntaxError as exc:

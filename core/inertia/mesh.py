@@ -44,8 +44,10 @@ __all__ = ["MeshIntegrals", "ClosureReport", "MeshAnalysis", "integrate_closed",
 _E3 = np.eye(3)
 #: Upper bound on voxel-grid cells; a finer requested pitch is coarsened (and reported).
 MAX_VOXELS = 8_000_000
-#: Faces per chunk: keeps the ~20 working rows of a chunk inside L2/L3.
-_CHUNK = 16384
+#: Faces per chunk.  Keeps the ~20 working rows of a chunk in L2/L3, and keeps every
+#: dot product below OpenBLAS's threading threshold (10 000 elements): threaded BLAS on
+#: such small products is 10-100x slower whenever another process holds a core.
+_CHUNK = 8192
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,6 +122,10 @@ def _check_arrays(V: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return V, F
 
 
+# (coordinate a, [(coordinate b, index in q)]) for the upper triangle of the 3x3 sums.
+_PAIRS = ((0, ((0, 0), (1, 1), (2, 2))), (1, ((1, 3), (2, 4))), (2, ((2, 5),)))
+
+
 def _raw_integrals(V: np.ndarray, F: np.ndarray, chunk: int = _CHUNK
                    ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """Signed sums about the bbox centre: (6 V, 24 integral(x), 120 integral(xx^T), centre).
@@ -141,15 +147,15 @@ def _raw_integrals(V: np.ndarray, F: np.ndarray, chunk: int = _CHUNK
     c1 = np.empty((3, k0))
     c2 = np.empty((3, k0))
     det = np.empty(k0)
-    h = np.empty(4 * k0)
+    h4 = np.empty((4, k0))
     s0 = 0.0
     s1 = np.zeros(3)
     q = np.zeros(6)            # xx, xy, xz, yy, yz, zz
     for a in range(0, m, chunk):
         k = min(chunk, m - a)
         if k != k0:            # the last, shorter chunk: views of the same buffers
-            idx, G, c1, c2, det, h = (idx[:, :k], np.empty((3, 4, k)), c1[:, :k],
-                                      c2[:, :k], det[:k], h[: 4 * k])
+            idx, G, c1, c2, det, h4 = (idx[:, :k], np.empty((3, 4, k)), c1[:, :k],
+                                       c2[:, :k], det[:k], h4[:, :k])
             k0 = k
         np.copyto(idx, F[a:a + k].T, casting="unsafe")
         if int(idx.min()) < 0 or int(idx.max()) >= n:
@@ -171,16 +177,14 @@ def _raw_integrals(V: np.ndarray, F: np.ndarray, chunk: int = _CHUNK
         np.add(G[:, 0], G[:, 1], out=S)
         np.add(S, G[:, 2], out=S)
         s0 += float(det.sum())
-        s1 += S @ det
-        # The six second-moment sums as weighted dot products over the 4 slots.
-        h4 = h.reshape(4, k)
-        gx, gy, gz = G.reshape(3, 4 * k)
-        np.multiply(x, det, out=h4)
-        q[0] += h @ gx; q[1] += h @ gy; q[2] += h @ gz
-        np.multiply(y, det, out=h4)
-        q[3] += h @ gy; q[4] += h @ gz
-        np.multiply(z, det, out=h4)
-        q[5] += h @ gz
+        s1[0] += S[0] @ det; s1[1] += S[1] @ det; s1[2] += S[2] @ det
+        # The six second-moment sums: sum over faces and the 4 slots of det * g_a * g_b.
+        for a_, pairs in _PAIRS:
+            np.multiply(G[a_], det, out=h4)
+            for slot in range(4):
+                hs = h4[slot]
+                for b_, j in pairs:
+                    q[j] += hs @ G[b_, slot]
     S2 = np.array([[q[0], q[1], q[2]], [q[1], q[3], q[4]], [q[2], q[4], q[5]]])
     return s0, s1, S2, ctr
 

@@ -1,0 +1,267 @@
+"""The built-in inertia calculator for ``<mesh>`` geometries, plus its per-file cache.
+
+Per mesh file (keyed by path, size and modification time) the loaded triangles and each
+analysis (closure check + unit-density integrals in the mesh frame) are cached, so that
+changing ``//mesh/scale``, the collision pose or the density never re-reads or
+re-integrates: scale is an O(1) affine map of the cached integrals, density a factor.
+
+Files are read by a *mesh loader*: ``loader(path) -> object`` with ``.submeshes``, each
+having ``name``, ``vertices`` (n, 3) float, ``faces`` (m, 3) int and optionally
+``aliases``.  The default is :func:`snapframe.plugins.meshio.load_mesh`, imported lazily
+(core never imports a plugin at import time); :func:`set_mesh_loader` replaces it.
+
+``<auto_inertia_params>`` children understood (any namespace prefix):
+``method`` = ``auto`` (default: exact when closed, voxels otherwise) | ``exact`` | ``voxel``,
+and ``voxel_size`` [m, in the scaled geometry] for the voxel method.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..diagnostics import Code, Diagnostics
+from .calculators import CalculatorInput, auto_inertia_param
+from .mass_properties import MassProperties
+from .mesh import MeshAnalysis, analyze_mesh
+
+__all__ = ["mesh_calculator", "set_mesh_loader", "get_mesh_loader", "MeshCache", "mesh_cache",
+           "mesh_integrals_for_geometry"]
+
+MeshLoader = Callable[[str], Any]
+_DEFAULT_LOADER = "snapframe.plugins.meshio:load_mesh"
+_loader: MeshLoader | None = None
+
+
+def set_mesh_loader(loader: MeshLoader | None) -> None:
+    """Use ``loader`` to read mesh files (None restores the default meshio plugin)."""
+    global _loader
+    _loader = loader
+    mesh_cache().clear()
+
+
+def get_mesh_loader() -> MeshLoader:
+    global _loader
+    if _loader is None:
+        module, _, name = _DEFAULT_LOADER.partition(":")
+        _loader = getattr(importlib.import_module(module), name)
+    return _loader
+
+
+@dataclass
+class _Part:
+    name: str
+    aliases: tuple[str, ...]
+    vertices: np.ndarray
+    faces: np.ndarray
+
+
+@dataclass
+class _Entry:
+    parts: list[_Part]
+    analyses: dict = field(default_factory=dict)
+
+
+class MeshCache:
+    """LRU cache of loaded mesh files and their analyses (thread-safe)."""
+
+    def __init__(self, max_files: int = 32) -> None:
+        self.max_files = max_files
+        self._files: OrderedDict[tuple, _Entry] = OrderedDict()
+        self._lock = threading.RLock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._files.clear()
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def _entry(self, path: str) -> _Entry:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        with self._lock:
+            entry = self._files.get(key)
+            if entry is not None:
+                self._files.move_to_end(key)
+                return entry
+        mesh = get_mesh_loader()(path)
+        parts = [_Part(str(getattr(s, "name", "")), tuple(getattr(s, "aliases", ()) or ()),
+                       np.asarray(s.vertices, dtype=float), np.asarray(s.faces))
+                 for s in mesh.submeshes]
+        entry = _Entry(parts)
+        with self._lock:
+            self._files[key] = entry
+            while len(self._files) > self.max_files:
+                self._files.popitem(last=False)
+        return entry
+
+    def analysis(self, path: str, submesh: str | None = None, center: bool = False,
+                 method: str = "auto", voxel_size: float | None = None
+                 ) -> tuple[MeshAnalysis, list[str]]:
+        """Unit-density analysis of ``path`` (or one submesh of it), in mesh units and frame.
+
+        Returns the analysis and the submesh names.  Raises ``OSError``/loader errors for
+        unreadable files, ``KeyError`` for an unknown submesh and ``ValueError`` for
+        meshes without volume.
+        """
+        entry = self._entry(path)
+        names = [p.name for p in entry.parts]
+        key = (submesh, bool(center and submesh), method,
+               None if voxel_size is None else float(voxel_size))
+        with self._lock:
+            found = entry.analyses.get(key)
+        if found is not None:
+            return found, names
+        if submesh is not None:
+            chosen = [p for p in entry.parts if p.name == submesh or submesh in p.aliases]
+            if not chosen:
+                raise KeyError(submesh)
+            chosen = chosen[:1]
+        else:
+            chosen = entry.parts
+        if len(chosen) == 1:
+            V, F = chosen[0].vertices, chosen[0].faces
+        else:
+            offsets = np.cumsum([0] + [len(p.vertices) for p in chosen[:-1]])
+            V = np.concatenate([p.vertices for p in chosen])
+            F = np.concatenate([p.faces + o for p, o in zip(chosen, offsets)])
+        if len(F) == 0:
+            raise ValueError("mesh has no triangles")
+        result = analyze_mesh(V, F, method=method, voxel_size=voxel_size)
+        if submesh is not None and center:
+            # //submesh/center: move the submesh's bounding-box centre to the origin.
+            bbox_centre = 0.5 * (V.min(axis=0) + V.max(axis=0))
+            result = MeshAnalysis(result.integrals.translated(-bbox_centre), result.closure,
+                                  result.inverted, result.notes)
+        with self._lock:
+            entry.analyses[key] = result
+        return result, names
+
+
+_CACHE = MeshCache()
+
+
+def mesh_cache() -> MeshCache:
+    """The process-wide mesh cache used by :func:`mesh_calculator`."""
+    return _CACHE
+
+
+def _scale(params: dict) -> np.ndarray:
+    s = params.get("scale") or (1.0, 1.0, 1.0)
+    s = np.asarray([float(v) for v in s], dtype=float)
+    if s.shape != (3,):
+        raise ValueError(f"mesh scale needs 3 values, got {len(s)}")
+    return s
+
+
+def mesh_integrals_for_geometry(props: CalculatorInput, diagnostics: Diagnostics):
+    """The mesh's unit-density integrals in the geometry frame (scale applied), or None
+    after a diagnostic.  Exposed for tools that want volume/COM without a density."""
+    g = props.geometry
+    params = g.params
+    where, element = props.source, props.element
+    cname = props.collision_name
+    uri = params.get("uri", "")
+    path = params.get("resolved_path")
+    if not path:
+        diagnostics.error(Code.URI_INVALID,
+                          f"Cannot compute the inertia of mesh '{uri}' (collision {cname}): "
+                          "the file was not found.", where, element)
+        return None
+    try:
+        scale = _scale(params)
+    except (TypeError, ValueError) as exc:
+        diagnostics.error(Code.ELEMENT_INVALID, f"Mesh {path}: {exc}", where, element)
+        return None
+    if not np.all(np.isfinite(scale)) or np.any(scale == 0.0):
+        diagnostics.error(Code.LINK_INERTIA_INVALID,
+                          f"Inertia Calculated for collision: {cname} is invalid (mesh scale "
+                          f"{scale.tolist()} has a zero or non-finite component).", where, element)
+        return None
+    method = str(auto_inertia_param(props.auto_inertia_params, "method", "auto") or "auto")
+    method = method.strip().lower()
+    if method not in ("auto", "exact", "voxel"):
+        diagnostics.warning(Code.ELEMENT_INVALID,
+                            f"Unknown auto_inertia_params method '{method}'; using 'auto'.",
+                            where, element)
+        method = "auto"
+    voxel_size = auto_inertia_param(props.auto_inertia_params, "voxel_size", None)
+    h_mesh = None
+    if voxel_size is not None:
+        try:
+            h = float(voxel_size)
+            if not h > 0.0:
+                raise ValueError
+            # Voxels are cut in mesh units: the finest scaled axis meets the request.
+            h_mesh = h / float(np.abs(scale).max())
+        except (TypeError, ValueError):
+            diagnostics.warning(Code.ELEMENT_INVALID,
+                                f"auto_inertia_params voxel_size '{voxel_size}' is not a "
+                                "positive number; using the default.", where, element)
+    submesh = params.get("submesh") or None
+    center = bool(params.get("center_submesh", False))
+    try:
+        analysis, names = mesh_cache().analysis(path, submesh, center, method, h_mesh)
+    except KeyError:
+        try:
+            names = [p.name for p in mesh_cache()._entry(path).parts]
+        except Exception:  # the file itself failed; the message below still holds
+            names = []
+        diagnostics.error(Code.ELEMENT_INVALID,
+                          f"Submesh '{submesh}' not found in mesh {path} "
+                          f"(submeshes: {', '.join(repr(n) for n in names) or 'none'}).",
+                          where, element)
+        return None
+    except ValueError as exc:
+        diagnostics.error(Code.LINK_INERTIA_INVALID,
+                          f"Inertia Calculated for collision: {cname} is invalid (mesh {path}: "
+                          f"{exc}).", where, element)
+        return None
+    except Exception as exc:  # unreadable / malformed file: the loader's message names it
+        diagnostics.error(Code.FILE_READ, f"Cannot read mesh {path}: {exc}", where, element)
+        return None
+
+    closure = analysis.closure
+    label = f"mesh {path}" + (f" (submesh '{submesh}')" if submesh else "")
+    if analysis.integrals.approximate:
+        why = ("is not closed: " + closure.describe()) if not closure.closed else \
+            "was voxelised as requested"
+        h_used = (analysis.integrals.voxel_size or 0.0) * float(np.abs(scale).max())
+        diagnostics.warning(Code.MESH_NOT_CLOSED if not closure.closed else Code.WARNING,
+                            f"The {label} {why}; its inertia is APPROXIMATE (voxel method, "
+                            f"voxel_size {h_used:.4g} m).", where, element)
+    elif not closure.closed:
+        diagnostics.warning(Code.MESH_NOT_CLOSED,
+                            f"The {label} is not closed ({closure.describe()}); the exact "
+                            "method was forced and its result depends on the holes.",
+                            where, element)
+    if analysis.inverted:
+        diagnostics.warning(Code.WARNING,
+                            f"The faces of {label} point inwards (negative volume); the sign "
+                            "was corrected.", where, element)
+    for note in analysis.notes:
+        diagnostics.warning(Code.WARNING, f"{label}: {note}", where, element)
+    return analysis.integrals.scaled(scale)
+
+
+def mesh_calculator(props: CalculatorInput, diagnostics: Diagnostics) -> MassProperties | None:
+    """Built-in calculator for ``mesh``: exact divergence-theorem integration of closed
+    meshes, voxel approximation (with a MESH_NOT_CLOSED warning) otherwise."""
+    integrals = mesh_integrals_for_geometry(props, diagnostics)
+    if integrals is None:
+        return None
+    mp = integrals.mass_properties(props.density)
+    if not mp.is_valid():
+        diagnostics.error(Code.LINK_INERTIA_INVALID,
+                          f"Inertia Calculated for collision: {props.collision_name} is invalid "
+                          f"(mesh {props.geometry.params.get('resolved_path')} gives mass "
+                          f"{mp.mass:g} and an invalid tensor).", props.source, props.element)
+        return None
+    return mp
