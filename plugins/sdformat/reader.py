@@ -212,6 +212,8 @@ class _Reader:
                 node = self.joint(c)
             if node is not None:
                 world.add(node)
+        if self.vt < (1, 7):
+            self.rename_pre_1_7_collisions(world)
         return world
 
     def model(self, el: etree._Element, top_level: bool = False, scope: str = "") -> Model:
@@ -245,7 +247,25 @@ class _Reader:
                 node = self.plugin(c)
             if node is not None:
                 model.add(node)
+        if self.vt < (1, 7):
+            self.rename_pre_1_7_collisions(model)
         return model
+
+    def rename_pre_1_7_collisions(self, container: Model | World) -> None:
+        """Before SDFormat 1.7 a link, joint, frame or model could share a name with an
+        element of another kind; libsdformat renames the later one to ``<name>_<kind>``."""
+        taken: dict[str, str] = {}
+        for node in container.entities:
+            if isinstance(node, (Include, Plugin)) or not node.name:
+                continue
+            other = taken.get(node.name)
+            if other is not None and other != node.kind:
+                new = f"{node.name}_{node.kind}"
+                self.warning(Code.DUPLICATE_NAME, f"{node.kind} name [{node.name}] is also the name "
+                             f"of a {other} in [{container.name}]; renamed to [{new}] "
+                             f"(SDFormat {self.version} rule)", node.xml)
+                node.name = new
+            taken.setdefault(node.name, node.kind)
 
     def link(self, el: etree._Element) -> Link:
         link = Link(name=self.name_of(el, "link"), source=self.loc(el), xml=el)
