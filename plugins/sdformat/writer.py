@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 from pathlib import Path
 
 from lxml import etree
@@ -95,8 +96,23 @@ def _sync_pose(el: etree._Element, spec: PoseSpec | None, insert_at: int = 0) ->
 
 
 class _Writer:
-    def __init__(self, flatten: bool) -> None:
+    def __init__(self, flatten: bool, out_dir: Path | None = None) -> None:
         self.flatten = flatten
+        self.out_dir = out_dir
+
+    def rebase_mesh_uris(self, el: etree._Element, source_file: str) -> None:
+        """Flattening moves an included model's content into another file: relative mesh
+        URIs must then be relative to the output file, not to the included one."""
+        if not source_file or self.out_dir is None:
+            return
+        base = Path(source_file).resolve().parent
+        for uri in el.iter("uri"):
+            parent = uri.getparent()
+            text = (uri.text or "").strip()
+            if parent is None or parent.tag != "mesh" or not text or "://" in text \
+                    or Path(text).is_absolute():
+                continue
+            uri.text = os.path.relpath(base / text, self.out_dir)
 
     # -- per node -----------------------------------------------------------------
     def element(self, node: Node) -> etree._Element:
@@ -223,6 +239,17 @@ class _Writer:
         """A detached, flattened copy of an included (template) node's element."""
         twin = copy.copy(node)
         twin.xml = copy.deepcopy(node.xml) if node.xml is not None else None
+        if twin.xml is not None and isinstance(node, Link):
+            self.rebase_mesh_uris(twin.xml, node.source.file)
+        elif isinstance(node, Link) and self.flatten and self.out_dir is not None:
+            el = self.element(twin)
+            for part, part_el in zip((*node.visuals, *node.collisions),
+                                     [c for c in el if c.tag in ("visual", "collision")]):
+                resolved = part.geometry.params.get("resolved_path")
+                uri = part_el.find("geometry/mesh/uri")
+                if resolved and uri is not None and "://" not in (uri.text or ""):
+                    uri.text = os.path.relpath(resolved, self.out_dir)
+            return el
         if isinstance(node, Model):
             twin.entities = []
             el = twin.xml if twin.xml is not None else etree.Element("model")
@@ -312,9 +339,11 @@ def sync_inertial(link_or_inertial: etree._Element, inertial: Inertial) -> None:
         etree.SubElement(el, "density").text = _num(inertial.density)
 
 
-def to_element(document: Document, *, flatten: bool = False) -> etree._Element:
-    """The ``<sdf>`` element for ``document`` (does not touch the file)."""
-    writer = _Writer(flatten)
+def to_element(document: Document, *, flatten: bool = False,
+               out_dir: Path | None = None) -> etree._Element:
+    """The ``<sdf>`` element for ``document`` (does not touch the file).  ``out_dir`` is
+    where the file will be written (flattening rewrites relative mesh URIs against it)."""
+    writer = _Writer(flatten, out_dir)
     tree = document.extras.get("xml")
     if tree is not None:
         sdf = copy.deepcopy(tree.getroot()) if flatten else tree.getroot()
@@ -355,8 +384,9 @@ def _flat_world(writer: _Writer, world: World) -> etree._Element:
     return el
 
 
-def to_string(document: Document, *, flatten: bool = False) -> str:
-    sdf = to_element(document, flatten=flatten)
+def to_string(document: Document, *, flatten: bool = False, out_dir: Path | None = None) -> str:
+    sdf = to_element(document, flatten=flatten,
+                     out_dir=out_dir or (document.directory if document.path else None))
     tree = document.extras.get("xml")
     if tree is not None and sdf is tree.getroot():
         # Serialise the whole tree so comments before and after <sdf> are kept.
@@ -370,4 +400,5 @@ def to_string(document: Document, *, flatten: bool = False) -> str:
 
 def write(document: Document, path: str | Path, *, flatten: bool = False) -> None:
     """Save ``document`` as SDFormat at ``path`` (atomically)."""
-    atomic_write(path, to_string(document, flatten=flatten))
+    out_dir = Path(path).resolve().parent
+    atomic_write(path, to_string(document, flatten=flatten, out_dir=out_dir))

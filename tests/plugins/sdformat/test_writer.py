@@ -121,3 +121,16 @@ def test_model_document_round_trip(tmp_path):
     out = tmp_path / "arm2.sdf"
     write(doc, out)
     assert etree.tostring(etree.parse(str(out))) == etree.tostring(etree.parse(str(tmp_path / "arm.sdf")))
+
+
+def test_flatten_rebases_relative_mesh_uris(tmp_path):
+    (tmp_path / "parts" / "meshes").mkdir(parents=True)
+    (tmp_path / "parts" / "wheel.sdf").write_text("""<sdf version="1.9"><model name="wheel">
+      <link name="l"><visual name="v"><geometry><mesh><uri>meshes/wheel.stl</uri></mesh>
+      </geometry></visual></link></model></sdf>""")
+    (tmp_path / "car.sdf").write_text("""<sdf version="1.9"><model name="car"><link name="b"/>
+      <include><uri>parts/wheel.sdf</uri></include></model></sdf>""")
+    doc = load(tmp_path / "car.sdf", LoadContext(use_environment=False))
+    out = tmp_path / "out" / "flat.sdf"
+    write(doc, out, flatten=True)
+    assert "<uri>../parts/meshes/wheel.stl</uri>" in out.read_text()
