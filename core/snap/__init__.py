@@ -32,13 +32,19 @@ runtime, ``/work/shared/reference/openplx.md`` section 3.4):
   otherwise the body with the byte-wise smallest attribute name among the bodies with a
   declared transform, or among all bodies if none is declared.  Every forced frame gets an
   info diagnostic ("redundant transform ... forced to identity").
-* **Checks and loops.**  A mate whose two sides are already defined is checked against what
-  it constrains (a hinge may turn, a prismatic may slide, ...).  If violated, SNAP tries to
-  close the loop with the still-free hinge angles / prismatic slides recorded since the last
-  forcing: one DOF alone, then pairs (two hinges = circle intersection, taking the branch in
-  which the later-recorded hinge turns by a negative angle; hinge + slide = piston, taking
-  the shorter slide).  Every mate already satisfied must stay satisfied.  Otherwise the mate
-  is left violated (the first declared mate wins) with a warning.
+* **Checks and loops.**  A mate whose two sides are already defined is checked once against
+  what it constrains (a hinge may turn about its axis, a prismatic may slide, a distance
+  keeps ``initial_distance``, ...).  If violated, SNAP tries to close the loop with the
+  hinge angles / prismatic slides recorded since the last forcing that move one side only
+  (the 8 most recent): one DOF alone (a point onto a point, or a hinge turning a frame onto
+  the other), then pairs: two hinges = circle intersection, taking the *negative angle
+  branch*, defined here as the solution in which the later-recorded hinge turns by a
+  negative angle; hinge + slide = piston and two slides, taking the shorter slide.  Loops
+  are planar: hinge axes must be parallel.  Every mate already satisfied must stay
+  satisfied, else the next candidate is tried.  If none works the mate is left violated
+  (the mates applied first win) with a warning.
+* **Redirected connectors** are positioned through their defining ``owner``;
+  ``SnapResult.redirected`` gives their pose in ``redirected_parent`` afterwards.
 * **Leftovers.**  Free frames no mate reached end at identity (``status "unconstrained"``);
   a body among them gets an "unmated body" warning.
 

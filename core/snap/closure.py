@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 from .geometry import POS_TOL, Vec3, add, cross, dot, norm, scale, sub, wrap_angle
 
@@ -157,10 +158,28 @@ def intersect(a: Circle | Line, b: Circle | Line) -> list[Vec3]:
     return _line_line(a, b)
 
 
-def solve_single(m: Motion, start: Vec3, goal: Vec3) -> list[float]:
-    """Changes of one DOF that carry ``start`` onto ``goal`` (zero or one)."""
+def solve_single(m: Motion, start: Vec3, goal: Vec3,
+                 turn: Sequence[float] | None = None) -> list[float]:
+    """Changes of one DOF that carry ``start`` onto ``goal``.
+
+    ``turn`` (row-major 3x3, optional) is the world rotation still missing between the two
+    connector frames.  When the points already meet, or sit on a hinge's axis, only the
+    orientation is off, and a rotational DOF may fix it by its angle about its own axis.
+    """
+    out: list[float] = []
     d = m.delta(start, goal)
-    return [] if d is None else [d]
+    if d is not None:
+        out.append(d)
+    if m.rotational and turn is not None:
+        # Angle of ``turn`` about this axis: sin from the skew part, cos from the trace.
+        R = turn
+        u = m.axis
+        s = 0.5 * (u[0] * (R[7] - R[5]) + u[1] * (R[2] - R[6]) + u[2] * (R[3] - R[1]))
+        c = 0.5 * (R[0] + R[4] + R[8] - 1.0)
+        phi = wrap_angle(m.sign * math.atan2(s, c))
+        if abs(phi) > 1e-12 and (not out or abs(wrap_angle(phi - out[0])) > 1e-9):
+            out.append(phi)
+    return out
 
 
 def solve_pair_separate(m1: Motion, p1: Vec3, m2: Motion, p2: Vec3) -> list[tuple[float, float]]:

@@ -66,7 +66,9 @@ def rz_tz(angle: float, shift: float) -> Pose:
     if angle == 0.0 and shift == 0.0:
         return IDENTITY
     c, s = math.cos(angle), math.sin(angle)
-    return Pose((c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, shift))
+    X = Pose.__new__(Pose)  # skip Pose.__init__'s float conversions: these are floats already
+    X.R, X.p = (c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, float(shift))
+    return X
 
 
 def mate_offset(kind: str, angle: float, position: float, distance: float) -> Pose:
@@ -122,9 +124,10 @@ def constraint_error(kind: str, X_G0: Pose, X_G1: Pose, distance: float = 0.0) -
 def is_rotation(X: Pose, tol: float = 1e-6) -> bool:
     """``X.R`` is orthonormal with determinant +1 (a degenerate connector frame is not)."""
     a, b, c, d, e, f, g, h, i = X.R
-    if not all(map(math.isfinite, X.R)) or not all(map(math.isfinite, X.p)):
+    if not math.isfinite(X.p[0] + X.p[1] + X.p[2]):
         return False
-    # Columns (a,d,g), (b,e,h), (c,f,i): unit length, orthogonal, right-handed.
+    # Columns (a,d,g), (b,e,h), (c,f,i): unit length, orthogonal, right-handed.  A NaN or an
+    # infinity in R makes one of these comparisons false.
     return (abs(a * a + d * d + g * g - 1.0) <= tol and abs(b * b + e * e + h * h - 1.0) <= tol
             and abs(c * c + f * f + i * i - 1.0) <= tol and abs(a * b + d * e + g * h) <= tol
             and abs(a * c + d * f + g * i) <= tol and abs(b * c + e * f + h * i) <= tol

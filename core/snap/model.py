@@ -95,7 +95,8 @@ class SnapProblem:
 class SnapDof:
     """A free degree of freedom a mate left when it placed a frame.
 
-    ``name`` uses the bundle's DOF names (``around_main``, ``along_main``, ...).  ``value`` is
+    ``name`` uses the bundle's DOF names (``around_main``, ``along_main``, ...; a Distance
+    mate adds ``orbit_normal``/``orbit_cross`` for connector 1 moving on its sphere).  ``value`` is
     the final value (initial value, or the value a loop closure chose) for the DOFs SNAP can
     move: the hinge angle (rad) and the prismatic slide (m); the others are reported with
     value 0.  ``state`` is ``"free"`` (still free at the end), ``"killed"`` (frozen because

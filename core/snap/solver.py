@@ -16,7 +16,8 @@ bookkeeping.  Terms used below:
 Declaration-order sweeps are emulated with a priority queue of ``(sweep, mate index)``: a
 mate is only revisited when a frame of its chains became defined, at the position the naive
 "sweep over all mates until nothing changes" loop would next look at it.  The outcome is the
-naive loop's; the cost is linear in the total chain length instead of quadratic.
+naive loop's; the cost is the total chain length times a heap's log factor, not the naive
+loop's mates x sweeps (quadratic for a chain declared leaf first).
 """
 
 from __future__ import annotations
@@ -89,17 +90,28 @@ class _Mate:
 
 
 class _Placement:
-    __slots__ = ("index", "mate", "side", "frame", "pos", "angle", "position", "deps", "dofs")
+    __slots__ = ("index", "mate", "side", "frame", "pos", "angle", "position", "deps", "children",
+                 "dofs", "_target_offset")
 
     def __init__(self, index: int, mate: _Mate, side: int, frame: int, pos: int):
         self.index, self.mate, self.side, self.frame, self.pos = index, mate, side, frame, pos
         self.angle = mate.src.initial_angle
         self.position = mate.src.initial_position
-        self.deps: tuple[int, ...] = ()
+        self.deps: tuple[int, ...] = ()  # placements of the other frames in the mate's chains
+        self.children: list[int] = []  # placements that list this one in their deps
         self.dofs: list[int] = []
+        self._target_offset: Pose | None = None
 
-    def offset(self) -> Pose:
-        return mate_offset(self.mate.kind, self.angle, self.position, self.mate.src.initial_distance)
+    def set_values(self, angle: float, position: float) -> None:
+        self.angle, self.position = angle, position
+        self._target_offset = None
+
+    def target_offset(self) -> Pose:
+        """Moving side's connector in the fixed side's: ``D`` for side 1, ``D^-1`` for side 0."""
+        if self._target_offset is None:
+            D = mate_offset(self.mate.kind, self.angle, self.position, self.mate.src.initial_distance)
+            self._target_offset = D if self.side == 1 or D is IDENTITY else D.inverse()
+        return self._target_offset
 
 
 class _Dof:
@@ -149,14 +161,15 @@ class _Snap:
         self.mates: list[_Mate] = []
         self.frame_mates: list[list[int]] = []
         self.bodies_of: list[list[int]] = []
-        self.ref_reason: dict[int, int | None] = {}
+        self.ref_cache: dict[int, int | None] = {}
         self.system_src: dict[str, SnapSystem] = {}
         self.mated: dict[int, bool] = {}  # body -> True if an enabled mate uses it
         self.placements: list[_Placement] = []
         self.dofs: list[_Dof] = []
         self.alive: list[int] = []  # DOF indices recorded since the last forcing
-        self.checked: list[int] = []
         self.sweep = -1
+        self.heap: list[tuple[int, int]] = []  # (sweep, mate index) visits still to make
+        self.scheduled: list[int] = []  # per mate: sweep of its queued visit, or -1
 
     # ------------------------------------------------------------------------------ diagnostics
     def _report(self, severity: Severity, message: str, element: str = "",
@@ -197,9 +210,7 @@ class _Snap:
             parent = self._resolve_system(b.parent, b.path, "body")
             self._add_frame(b.path, True, parent, b.declared, _attr_name(b.path, b.parent))
 
-        for f, fr in enumerate(self.frames):
-            if f != _ROOT:
-                fr.depth = self._depth(f)
+        self._set_depths()
         self.bodies_of = [[] for _ in self.frames]
         for f, fr in enumerate(self.frames):
             if fr.is_body:
@@ -229,6 +240,10 @@ class _Snap:
                 else:
                     redirected = r
             self.conns[c.path] = _Conn(c.path, owner, c.X_OC, redirected)
+
+        for s in p.systems:
+            if s.reference_body is not None and s.path in self.index:
+                self._reference_body(self.index[s.path])  # reports a bad one up front
 
         seen_mates: set[str] = set()
         for m in p.mates:
@@ -270,12 +285,20 @@ class _Snap:
             for g in walk:
                 state[g] = 2
 
-    def _depth(self, f: int) -> int:
-        d = 0
-        while f != _ROOT:
-            f = self.frames[f].parent
-            d += 1
-        return d
+    def _set_depths(self) -> None:
+        known = [False] * len(self.frames)
+        known[_ROOT] = True
+        for start in range(len(self.frames)):
+            walk = []
+            f = start
+            while not known[f]:
+                walk.append(f)
+                f = self.frames[f].parent
+            d = self.frames[f].depth
+            for g in reversed(walk):
+                d += 1
+                self.frames[g].depth = d
+                known[g] = True
 
     def _system_of(self, frame: int) -> int:
         """The system a connector on ``frame`` is expressed in."""
@@ -311,9 +334,8 @@ class _Snap:
             return
         conns = [self.conns.get(name) for name in m.connectors]
         for c in conns:
-            for body in ((c.owner, c.redirected) if c is not None else ()):
-                if body >= 0 and self.frames[body].is_body:
-                    self.mated[body] = self.mated.get(body, False) or m.enable_snap
+            if c is not None and self.frames[c.owner].is_body:
+                self.mated[c.owner] = self.mated.get(c.owner, False) or m.enable_snap
         for name, c in zip(m.connectors, conns):
             if c is None:
                 self._report(Severity.ERROR, f"mate '{m.path}' references unknown connector "
@@ -372,12 +394,13 @@ class _Snap:
         for f in chain[:pl.pos]:
             below = frames[f].local @ below  # type: ignore[operator]
         target = self._side_pose(m, 1 - side)
-        if pl.angle or pl.position or m.kind == "distance":
-            D = pl.offset()
-            target = target @ D if side == 1 else target @ D.inverse()
+        offset = pl.target_offset()
+        if offset is not IDENTITY:
+            target = target @ offset
         above = None  # the chain above the moved frame is usually empty: skip identities
         for f in chain[pl.pos + 1:]:
-            above = frames[f].local if above is None else frames[f].local @ above  # type: ignore[operator]
+            local = frames[f].local
+            above = local if above is None else local @ above  # type: ignore[operator]
         if above is not None:
             target = above.inverse() @ target
         return target @ below.inverse()
@@ -391,8 +414,8 @@ class _Snap:
                              f"{len(p.connectors)} connectors, {len(p.mates)} mates ({enabled} with "
                              "enable_snap)")
         n = len(self.mates)
-        self.heap: list[tuple[int, int]] = [(0, j) for j in range(n)]
-        self.scheduled: list[int] = [0] * n
+        self.heap = [(0, j) for j in range(n)]  # sorted, hence already a heap
+        self.scheduled = [0] * n
         first_pending = 0
         while True:
             while self.heap:
@@ -441,6 +464,8 @@ class _Snap:
         deps = sorted({self.frames[f].placed_by for f in m.chains[0] + m.chains[1]
                        if f != frame and self.frames[f].placed_by >= 0})
         pl.deps = tuple(deps)
+        for d in deps:
+            self.placements[d].children.append(pl.index)
         self.placements.append(pl)
         fr.local = self._solve_frame(pl)
         fr.state = "snapped"
@@ -448,7 +473,8 @@ class _Snap:
         m.done, m.outcome, m.placement = True, "placed", pl
         c_move, c_fixed = m.conns[side], m.conns[1 - side]
         self.trace.append(f"Constraining from '{c_move.path}' to '{c_fixed.path}' by '{fr.path}' "
-                          f"(mate '{m.path}', {m.kind}, connectors[{side}] side moves): {_fmt(fr.local)}")
+                          f"(mate '{m.path}', {m.kind}, connectors[{side}] side moves): "
+                          f"{_fmt(fr.local)}")
         for name, kind in _DOFS[m.kind]:
             initial = (m.src.initial_angle if kind == "rot" else
                        m.src.initial_position if kind == "lin" else 0.0)
@@ -465,14 +491,12 @@ class _Snap:
                                   m.src.initial_distance)
         if pe <= POS_TOL and ae <= ANG_TOL:
             m.outcome = "satisfied"
-            self.checked.append(m.index)
             self.trace.append(f"Checking '{m.path}': both sides placed, satisfied")
             return
         self.trace.append(f"Checking '{m.path}': both sides placed, violated by {pe:.6g} m, "
                           f"{ae:.6g} rad; trying loop closure")
         if self._close_loop(m):
             m.outcome = "closed"
-            self.checked.append(m.index)
             return
         m.outcome = "violated"
         self.trace.append(f"Mate '{m.path}' left violated")
@@ -482,8 +506,8 @@ class _Snap:
 
     # ------------------------------------------------------------------------------ forcing
     def _reference_body(self, system: int) -> int | None:
-        if system in self.ref_reason:
-            return self.ref_reason[system]
+        if system in self.ref_cache:
+            return self.ref_cache[system]
         src = self.system_src.get(self.frames[system].path)
         ref: int | None = None
         if src is not None and src.reference_body is not None:
@@ -499,7 +523,7 @@ class _Snap:
             pool = [b for b in bodies if self.frames[b].declared is not None] or bodies
             if pool:
                 ref = min(pool, key=lambda b: (self.frames[b].name.encode("utf-8"), b))
-        self.ref_reason[system] = ref
+        self.ref_cache[system] = ref
         return ref
 
     def _force(self, first: _Mate) -> None:
@@ -509,7 +533,7 @@ class _Snap:
             self.trace.append(f"No progress: killing {len(self.alive)} free DOF(s) "
                               f"({', '.join(self.dofs[d].label() for d in self.alive)})")
             self.alive = []
-        frame, why = -1, ""
+        frame, why, where = -1, "", None
         ref = self._reference_body(_ROOT)
         if ref is not None and self.frames[ref].local is None and self.frame_mates[ref]:
             frame, why = ref, f"reference body of '{self.frames[_ROOT].path}'"
@@ -525,13 +549,15 @@ class _Snap:
                              first.path, first.src)
                 return
             owner = first.conns[side].owner
+            where = first.src  # point the editor at the mate that needed the guess
             why = (f"{'owner of' if frame == owner else 'first free frame above'} connectors[{side}] "
                    f"'{first.conns[side].path}' of first unresolved mate '{first.path}'")
             fr = self.frames[frame]
             if fr.is_body and fr.parent != _ROOT:
                 # A subsystem's reference body is the first of its bodies SNAP fixes.
                 r = self._reference_body(fr.parent)
-                if r is not None and r != frame and self.frames[r].local is None and self.frame_mates[r]:
+                if (r is not None and r != frame and self.frames[r].local is None
+                        and self.frame_mates[r]):
                     why = (f"reference body of '{self.frames[fr.parent].path}', before {why}")
                     frame = r
         fr = self.frames[frame]
@@ -539,7 +565,7 @@ class _Snap:
         fr.state = "forced"
         self.trace.append(f"Forcing '{fr.path}' to identity ({why})")
         self._report(Severity.INFO, f"redundant transform of '{fr.path}' forced to identity: the "
-                     f"mates do not determine it ({why})", fr.path)
+                     f"mates do not determine it ({why})", fr.path, where)
         s = self.sweep + 1
         for k in self.frame_mates[frame]:
             if not self.mates[k].done:
@@ -549,9 +575,12 @@ class _Snap:
     def _affected(self, pl: int) -> set[int]:
         """Placements that move when placement ``pl``'s DOFs change (``pl`` included)."""
         out = {pl}
-        for q in self.placements[pl + 1:]:
-            if any(d in out for d in q.deps):
-                out.add(q.index)
+        todo = [pl]
+        while todo:
+            for c in self.placements[todo.pop()].children:
+                if c not in out:
+                    out.add(c)
+                    todo.append(c)
         return out
 
     def _moves(self, affected: set[int], frame: int) -> bool:
@@ -578,7 +607,10 @@ class _Snap:
             self.trace.append(f"Loop closure of '{m.path}': no free DOF to move")
             return False
         owners = (m.conns[0].owner, m.conns[1].owner)
-        points = tuple((self._world(o) @ c.X_OC).p for o, c in zip(owners, m.conns))
+        X = [self._world(o) @ c.X_OC for o, c in zip(owners, m.conns)]
+        points = (X[0].p, X[1].p)
+        # Rotation that would still bring side i's connector onto the other's, in the world.
+        turns = ((X[1] @ X[0].inverse()).R, (X[0] @ X[1].inverse()).R)
         info = []  # (dof, affected placements, side it carries, motion); most recent first
         for i in cands:
             d = self.dofs[i]
@@ -588,7 +620,7 @@ class _Snap:
                 info.append((d, aff, 0 if on[0] else 1, self._motion(d)))
         attempts: list[list[tuple[_Dof, float]]] = []
         for d, _aff, side, mo in info:
-            for delta in solve_single(mo, points[side], points[1 - side]):
+            for delta in solve_single(mo, points[side], points[1 - side], turns[side]):
                 attempts.append([(d, delta)])
         for a in range(len(info)):
             for b in range(a + 1, len(info)):
@@ -609,8 +641,11 @@ class _Snap:
         for changes in attempts:
             if self._try_closure(m, changes):
                 return True
-        self.trace.append(f"Loop closure of '{m.path}' failed: no change of the free DOFs "
-                          f"({', '.join(self.dofs[i].label() for i in cands)}) satisfies it")
+        if not info:
+            self.trace.append(f"Loop closure of '{m.path}' failed: no free DOF moves one side only")
+        else:
+            self.trace.append(f"Loop closure of '{m.path}' failed: no change of the free DOFs "
+                              f"({', '.join(d.label() for d, *_ in info)}) satisfies it")
         return False
 
     @staticmethod
@@ -631,10 +666,11 @@ class _Snap:
     def _try_closure(self, m: _Mate, changes: list[tuple[_Dof, float]]) -> bool:
         saved_values = [(d.placement, d.placement.angle, d.placement.position) for d, _ in changes]
         for d, delta in changes:
+            pl = d.placement
             if d.kind == "rot":
-                d.placement.angle += delta
+                pl.set_values(pl.angle + delta, pl.position)
             else:
-                d.placement.position += delta
+                pl.set_values(pl.angle, pl.position + delta)
         replay: set[int] = set()
         for d, _ in changes:
             replay |= self._affected(d.placement.index)
@@ -659,7 +695,7 @@ class _Snap:
                 break
         if not ok:
             for pl, a, p in saved_values:
-                pl.angle, pl.position = a, p
+                pl.set_values(a, p)
             for f, local in reversed(saved_locals):
                 self.frames[f].local = local
             return False
@@ -676,11 +712,16 @@ class _Snap:
     def _finish(self) -> SnapResult:
         res = SnapResult()
         frames = self.frames
+        redirect_targets = {c.redirected for c in self.conns.values() if c.redirected >= 0}
         for f, fr in enumerate(frames):
             if fr.local is None:
                 fr.local = IDENTITY
                 fr.state = "unconstrained"
-                if fr.is_body:
+                if fr.is_body and f in redirect_targets:
+                    self._report(Severity.WARNING, f"body '{fr.path}' is only reached through "
+                                 "redirected connectors, which SNAP positions by their defining "
+                                 "owner; it has no local_transform and is left at identity", fr.path)
+                elif fr.is_body:
                     if f not in self.mated:
                         self._report(Severity.WARNING, f"body '{fr.path}' is not connected by any "
                                      "mate and has no local_transform; left at identity", fr.path)
@@ -694,7 +735,8 @@ class _Snap:
         for f in order:
             parent = frames[f].parent
             local = frames[f].local
-            world[f] = local if parent == _ROOT else world[parent] @ local  # type: ignore[assignment,operator]
+            # Every local is set by now (free frames became identity above).
+            world[f] = local if parent == _ROOT else world[parent] @ local  # type: ignore
         for f in self._output_order():
             fr = frames[f]
             res.local[fr.path] = fr.local  # type: ignore[assignment]
@@ -705,7 +747,7 @@ class _Snap:
             if conn is None or c.path in res.world:
                 continue
             owner = conn.owner
-            local = conn.X_OC if owner == _ROOT else frames[owner].local @ conn.X_OC  # type: ignore[operator]
+            local = conn.X_OC if owner == _ROOT else frames[owner].local @ conn.X_OC  # type: ignore
             res.local[c.path] = local
             parent = frames[owner].parent
             # A connector's local pose is already in the root when its owner's system is the root.

@@ -16,7 +16,8 @@ from snapframe.core.pose import Pose
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytest runs with --import-mode=importlib
 from snaphelpers import Builder  # noqa: E402
 
-from snapframe.core.snap import SnapBody, SnapConnector, SnapMate, SnapProblem, SnapSystem, solve  # noqa: E402
+from snapframe.core.snap import (SnapBody, SnapConnector, SnapMate, SnapProblem,  # noqa: E402
+                                 SnapSystem, solve)
 
 HERE = Path(__file__).resolve().parent
 

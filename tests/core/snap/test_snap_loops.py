@@ -163,3 +163,64 @@ def test_loop_closure_keeps_earlier_satisfied_mates():
     assert_pose(r.local["W.l1"], Pose())
     assert_pose(r.local["W.l2"], Pose.translation(1, 0, 0))
     assert [d.element for d in r.diagnostics] == ["W.h3"]
+
+
+def test_single_hinge_turns_to_fix_an_orientation_only_violation():
+    # l is hinged at the origin (angle 0 -> l = I); a lock joins l.k (origin, no rotation) to
+    # g.k (origin, turned Rz(0.5)): the points meet, the frames differ by Rz(0.5) about the
+    # hinge axis, so the hinge turns by +0.5.
+    b = Builder()
+    b.body("W.g", declared=Pose())
+    b.conn("W.g.c", "W.g")
+    b.conn("W.g.k", "W.g", X_OC=rz(0.5))
+    b.body("W.l")
+    b.conn("W.l.a", "W.l")
+    b.conn("W.l.k", "W.l")
+    b.mate("W.h", "hinge", "W.g.c", "W.l.a")
+    b.mate("W.lock", "lock", "W.l.k", "W.g.k")
+    r = solve(b.problem())
+    assert_pose(r.local["W.l"], rz(0.5))
+    assert r.dofs["W.h"][0].value == pytest.approx(0.5)
+    assert not r.diagnostics
+
+
+def test_hinge_and_slide_on_opposite_sides_take_the_shorter_slide():
+    # Arm hinged at the origin (tip Tx(1)); slider on a rail through (0.5,0,0) along +y, starting
+    # 0.5 up the rail; a ball joins the arm tip and the slider.  Tip circle x²+y² = 1 meets the
+    # rail x = 0.5 at y = ±√3/2: sliding to +√3/2 is 0.366 long, to -√3/2 is 1.366, so the
+    # slider goes to (0.5, √3/2) and the arm turns +60°.
+    b = Builder()
+    b.body("W.g", declared=Pose())
+    b.conn("W.g.pivot", "W.g")
+    b.conn("W.g.rail", "W.g", position=(0.5, 0, 0), main_axis=(0, 1, 0), normal=(1, 0, 0))
+    _link(b, "W.arm")
+    b.body("W.slider")
+    b.conn("W.slider.c", "W.slider", main_axis=(0, 1, 0), normal=(1, 0, 0))
+    b.mate("W.h", "hinge", "W.g.pivot", "W.arm.a")
+    b.mate("W.p", "prismatic", "W.g.rail", "W.slider.c", initial_position=0.5)
+    b.mate("W.b", "ball", "W.arm.b", "W.slider.c")
+    r = solve(b.problem())
+    assert_pose(r.local["W.arm"], rz(math.pi / 3))
+    assert r.dofs["W.p"][0].value == pytest.approx(math.sqrt(3) / 2)
+    assert r.world["W.slider.c"].p == pytest.approx((0.5, math.sqrt(3) / 2, 0), abs=1e-12)
+    assert not r.diagnostics
+
+
+def test_two_slides_meet_where_their_rails_cross():
+    # Slider s1 on a rail along +x through the origin, s2 on a rail along +y through (2,3,0);
+    # a ball joins them: the rails cross at (2,0,0): s1 slides +2, s2 slides -3.
+    b = Builder()
+    b.body("W.g", declared=Pose())
+    b.conn("W.g.r1", "W.g", main_axis=(1, 0, 0), normal=(0, 1, 0))
+    b.conn("W.g.r2", "W.g", position=(2, 3, 0), main_axis=(0, 1, 0), normal=(1, 0, 0))
+    for s, axis, normal in (("W.s1", (1, 0, 0), (0, 1, 0)), ("W.s2", (0, 1, 0), (1, 0, 0))):
+        b.body(s)
+        b.conn(f"{s}.c", s, main_axis=axis, normal=normal)
+        b.conn(f"{s}.k", s)
+    b.mate("W.p1", "prismatic", "W.g.r1", "W.s1.c")
+    b.mate("W.p2", "prismatic", "W.g.r2", "W.s2.c")
+    b.mate("W.b", "ball", "W.s1.k", "W.s2.k")
+    r = solve(b.problem())
+    assert [r.dofs[m][0].value for m in ("W.p1", "W.p2")] == [pytest.approx(2), pytest.approx(-3)]
+    assert r.world["W.s1.k"].p == pytest.approx((2, 0, 0), abs=1e-12)
+    assert not r.diagnostics

@@ -379,3 +379,10 @@ def test_result_keys_and_connector_local_frames():
     assert list(r.world) == list(r.local)
     assert_pose(r.local["W.arm.b.c"], T(1, 1, 0))   # in arm, the owning system of its owner
     assert_pose(r.world["W.arm.b.c"], T(1, 1, 1))
+
+
+def test_reference_body_that_is_not_a_body_of_the_system_falls_back_with_a_warning():
+    b = _three_free_bodies(reference_body="W.nobody")
+    r = solve(b.problem())
+    assert any("reference_body 'W.nobody' of 'W' is not one of its bodies" in w for w in warnings(r))
+    assert forced(r) == ["W.a"]  # the default rule
