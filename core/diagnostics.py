@@ -72,6 +72,9 @@ class Code(str, enum.Enum):
     INCLUDE_CYCLE = "INCLUDE_CYCLE"
     MESH_NOT_CLOSED = "MESH_NOT_CLOSED"
     SNAP_ERROR = "SNAP_ERROR"
+    SNAP_FORCED = "SNAP_FORCED"
+    SNAP_VIOLATED = "SNAP_VIOLATED"
+    SNAP_UNMATED = "SNAP_UNMATED"
 
     def __str__(self) -> str:
         return self.value

@@ -173,9 +173,9 @@ class _Snap:
 
     # ------------------------------------------------------------------------------ diagnostics
     def _report(self, severity: Severity, message: str, element: str = "",
-                where: SnapMate | None = None) -> None:
+                where: SnapMate | None = None, code: Code = Code.SNAP_ERROR) -> None:
         loc = SourceLocation(where.file, where.line) if where is not None else SourceLocation()
-        self.diag.add(Diagnostic(severity, Code.SNAP_ERROR, message, loc.file, loc.line, element))
+        self.diag.add(Diagnostic(severity, code, message, loc.file, loc.line, element))
 
     # ------------------------------------------------------------------------------ building
     def _build(self) -> None:
@@ -502,7 +502,8 @@ class _Snap:
         self.trace.append(f"Mate '{m.path}' left violated")
         self._report(Severity.WARNING, f"mate '{m.path}' ({m.kind}) is violated after SNAP: its "
                      f"connectors are {pe:.3g} m and {ae:.3g} rad apart; it conflicts with declared "
-                     "transforms or with mates SNAP applied first (the first one wins)", m.path, m.src)
+                     "transforms or with mates SNAP applied first (the first one wins)", m.path, m.src,
+                     Code.SNAP_VIOLATED)
 
     # ------------------------------------------------------------------------------ forcing
     def _reference_body(self, system: int) -> int | None:
@@ -565,7 +566,7 @@ class _Snap:
         fr.state = "forced"
         self.trace.append(f"Forcing '{fr.path}' to identity ({why})")
         self._report(Severity.INFO, f"redundant transform of '{fr.path}' forced to identity: the "
-                     f"mates do not determine it ({why})", fr.path, where)
+                     f"mates do not determine it ({why})", fr.path, where, Code.SNAP_FORCED)
         s = self.sweep + 1
         for k in self.frame_mates[frame]:
             if not self.mates[k].done:
@@ -720,15 +721,17 @@ class _Snap:
                 if fr.is_body and f in redirect_targets:
                     self._report(Severity.WARNING, f"body '{fr.path}' is only reached through "
                                  "redirected connectors, which SNAP positions by their defining "
-                                 "owner; it has no local_transform and is left at identity", fr.path)
+                                 "owner; it has no local_transform and is left at identity", fr.path,
+                                 code=Code.SNAP_UNMATED)
                 elif fr.is_body:
                     if f not in self.mated:
                         self._report(Severity.WARNING, f"body '{fr.path}' is not connected by any "
-                                     "mate and has no local_transform; left at identity", fr.path)
+                                     "mate and has no local_transform; left at identity", fr.path,
+                                     code=Code.SNAP_UNMATED)
                     elif not self.mated[f]:
                         self._report(Severity.WARNING, f"body '{fr.path}' is only connected by mates "
                                      "with enable_snap false and has no local_transform; left at "
-                                     "identity", fr.path)
+                                     "identity", fr.path, code=Code.SNAP_UNMATED)
                 self.trace.append(f"Leaving '{fr.path}' at identity: no snapped mate determines it")
         world: list[Pose] = [IDENTITY] * len(frames)
         order = sorted(range(1, len(frames)), key=lambda f: (frames[f].depth, f))

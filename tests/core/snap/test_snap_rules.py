@@ -59,7 +59,7 @@ def test_declared_frames_stay_put_when_a_mate_between_them_is_violated():
     assert_pose(r.local["W.b"], T(5, 0, 0), 0.0)
     (d,) = r.diagnostics
     assert (d.severity, d.code, d.element, d.file, d.line) == \
-        (Severity.WARNING, Code.SNAP_ERROR, "W.lock", "robot.openplx", 12)
+        (Severity.WARNING, Code.SNAP_VIOLATED, "W.lock", "robot.openplx", 12)
     assert "violated" in d.message and "5 m" in d.message
 
 
