@@ -13,7 +13,7 @@ a line may be deeper than a preceding annotation (``World.openplx`` does this).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import ast as A
 from .errors import OpenPlxProblem, OpenPlxSyntaxError
@@ -31,7 +31,8 @@ def parse(text: str, path: str = "") -> A.SourceFile:
 
 def parse_expression(text: str, path: str = "") -> A.Expr:
     """Parse a single expression (raises :class:`OpenPlxSyntaxError` when it is not one)."""
-    toks = [t for t in tokenize(text) if t.kind not in TRIVIA and t.kind is not Kind.NEWLINE]
+    toks = [t for t in tokenize(text)
+            if t.kind not in TRIVIA and t.kind not in (Kind.NEWLINE, Kind.EOF)]
     p = _LineParser(toks, path)
     expr = p.expr()
     p.expect_end("expression")
@@ -62,6 +63,8 @@ class _Frame:
 def _indent_width(tok: Token) -> int:
     width = 0
     for ch in tok.text:
+        if ch == "\ufeff":  # a byte order mark is not indentation
+            continue
         width = (width // 8 + 1) * 8 if ch == "\t" else width + 1
     return width
 
@@ -311,9 +314,18 @@ class _LineParser:
         self.expect_end("the value")
         return False, value
 
+    def keyword_as_name(self) -> None:
+        """``with is Real`` would otherwise read as a trait list: name the real mistake."""
+        first, second = self.peek(), self.peek(1)
+        if (first is not None and first.kind is Kind.NAME and first.text in KEYWORDS
+                and second is not None and (second.is_name("is") or second.is_name("becomes")
+                                            or second.is_op(":"))):
+            raise self.error(f"'{first.text}' is a keyword and cannot be used as a name", first)
+
     def top_statement(self) -> A.Stmt:
         first = self.peek()
         pos = self.node_args(first)
+        self.keyword_as_name()
         if first.is_name("import"):
             self.i += 1
             tok = self.peek()
@@ -380,6 +392,7 @@ class _LineParser:
     def member_statement(self) -> A.Stmt:
         first = self.peek()
         pos = self.node_args(first)
+        self.keyword_as_name()
         if first.is_op("."):
             self.i += 1
             name = self.ident("an annotation name")

@@ -85,11 +85,12 @@ class FileContext:
 
     path: str
     namespace: tuple[str, ...]
-    source: A.SourceFile
+    source: A.SourceFile = field(repr=False)
     #: Models and globals declared in this file by simple name (user files).
-    local: dict[str, "ModelSymbol | GlobalSymbol"] = field(default_factory=dict)
+    local: dict[str, "ModelSymbol | GlobalSymbol"] = field(default_factory=dict, repr=False)
     #: ``import ... as a.b``: alias parts -> the imported file's context.
-    imports: list[tuple[tuple[str, ...], "FileContext"]] = field(default_factory=list)
+    imports: list[tuple[tuple[str, ...], "FileContext"]] = field(default_factory=list,
+                                                                 repr=False)
 
     @property
     def directory(self) -> Path:
@@ -179,6 +180,8 @@ class Workspace:
         for root in roots:
             self.add_bundle_root(root)
         self._namespaces: dict[tuple[str, ...], dict[str, Symbol]] = {}
+        self._dirs: dict[tuple[str, ...], Path | None] = {}
+        self._resolved: dict[tuple, tuple] = {}
         self._user: dict[str, FileContext] = {}
         #: Files that failed to parse while loading namespaces: path -> problems.
         self.library_problems: dict[str, list] = {}
@@ -201,8 +204,12 @@ class Workspace:
     def namespace_dir(self, parts: tuple[str, ...]) -> Path | None:
         if not parts or parts[0] not in self.bundles:
             return None
+        if parts in self._dirs:
+            return self._dirs[parts]
         d = self.bundles[parts[0]].joinpath(*parts[1:])
-        return d if d.is_dir() else None
+        found = d if d.is_dir() else None
+        self._dirs[parts] = found
+        return found
 
     def is_namespace(self, parts: tuple[str, ...]) -> bool:
         return self.namespace_dir(parts) is not None
@@ -270,6 +277,16 @@ class Workspace:
         ``rest`` the parts after it (attribute or function names), ``renamed_from`` the
         0.16 name that was translated (empty if none).
         """
+        key = (parts, id(ctx))
+        hit = self._resolved.get(key)
+        if hit is not None and hit[0] is ctx:
+            return hit[1]
+        result = self._resolve_renamed(parts, ctx)
+        self._resolved[key] = (ctx, result)
+        return result
+
+    def _resolve_renamed(self, parts: tuple[str, ...], ctx: FileContext | None
+                         ) -> tuple[Symbol | NamespaceRef | None, tuple[str, ...], str]:
         found, rest = self._resolve(parts, ctx)
         if found is not None and not (isinstance(found, NamespaceRef) and rest):
             return found, rest, ""

@@ -329,6 +329,11 @@ def sync_inertial(link_or_inertial: etree._Element, inertial: Inertial) -> None:
         el = found
     if inertial.mass is not None:
         _set_text_child(el, "mass", _num(inertial.mass))
+    if inertial.auto and not inertial.dirty and not inertial.written_inertia:
+        # Nothing computed yet: leave the tensor to the reader's auto-inertia.
+        if inertial.density is not None and _child(el, "density") is None:
+            etree.SubElement(el, "density").text = _num(inertial.density)
+        return
     _sync_pose(el, inertial.pose)
     tensor = _child(el, "inertia")
     if tensor is None:
@@ -349,7 +354,9 @@ def to_element(document: Document, *, flatten: bool = False,
         sdf = copy.deepcopy(tree.getroot()) if flatten else tree.getroot()
     else:
         sdf = etree.Element("sdf")
-    version = document.version or DEFAULT_VERSION
+    # Documents read from another format carry that format's version, not SDFormat's.
+    version = document.version if document.format == "sdformat" and document.version \
+        else DEFAULT_VERSION
     sdf.set("version", version)
     root = document.root
     if root is None:

@@ -1,0 +1,169 @@
+"""Minimal, text-preserving edits of a parsed OpenPLX file.
+
+The editor works on the concrete syntax tree: statements it does not touch keep their
+exact tokens (comments, spacing, annotations, constructs Snapframe does not understand),
+so :meth:`SourceEditor.text` differs from the original only where an edit was made.
+
+Edits address attribute paths inside one top-level model: ``find(model, path)`` lists the
+statements that assign ``path`` or a part of it (following nested blocks and dotted
+paths), ``remove`` deletes a statement (turning an emptied block owner back into a plain
+line), ``set_block`` writes ``path:`` with a block of lines, nested into the deepest
+existing statement of the model that already opens ``path``'s prefix.
+"""
+
+from __future__ import annotations
+
+from . import ast as A
+from .lexer import Kind, Token
+from .parser import parse
+
+__all__ = ["SourceEditor"]
+
+
+class SourceEditor:
+    """Edits a :class:`SourceFile` in place."""
+
+    def __init__(self, source: A.SourceFile, original_text: str = "") -> None:
+        self.source = source
+        self.newline = "\r\n" if "\r\n" in original_text else "\n"
+        self.changed = False
+
+    def text(self) -> str:
+        return self.source.to_text()
+
+    # -- finding ------------------------------------------------------------------
+    def _walk(self, stmts: list[A.Stmt], prefix: tuple[str, ...], owner: A.Stmt | None):
+        for s in stmts:
+            path = getattr(s, "path", None)
+            full = prefix + path.parts if isinstance(path, A.QName) else None
+            yield s, full, stmts, owner
+            if full is not None and s.children:
+                yield from self._walk(s.children, full, s)
+
+    def find(self, model: A.ModelDecl, target: tuple[str, ...]) -> list[A.Stmt]:
+        """Statements of ``model`` that assign ``target`` or one of its parts."""
+        out = []
+        for s, full, _, _ in self._walk(model.children, (), model):
+            if full is not None and full[:len(target)] == target and not isinstance(s, A.Becomes):
+                out.append(s)
+        # A statement inside another found one is removed with it.
+        return [s for s in out if not any(s is not o and _contains(o, s) for o in out)]
+
+    def _locate(self, stmt: A.Stmt) -> tuple[list[A.Stmt], A.Stmt | None] | None:
+        for top in self.source.statements:
+            if top is stmt:
+                return self.source.statements, None
+            for s in top.walk():
+                if stmt in s.children:
+                    return s.children, s
+        return None
+
+    # -- removing -----------------------------------------------------------------
+    def remove(self, stmt: A.Stmt) -> None:
+        """Delete ``stmt`` and its block; comments before it move to what follows."""
+        where = self._locate(stmt)
+        if where is None:
+            raise ValueError("statement is not part of this file")
+        container, owner = where
+        following = self._next_in_file(stmt)
+        if following is not None:
+            following.leading[:0] = stmt.leading
+        else:
+            self.source.trailing[:0] = stmt.leading
+        container.remove(stmt)
+        self.changed = True
+        if owner is not None and not owner.children:
+            if isinstance(owner, A.Assign):
+                self.remove(owner)
+            else:
+                self._drop_colon(owner)
+
+    def _next_in_file(self, stmt: A.Stmt) -> A.Stmt | None:
+        order = list(self.source.walk())
+        last = stmt
+        while last.children:
+            last = last.children[-1]
+        i = order.index(last)
+        return order[i + 1] if i + 1 < len(order) else None
+
+    def _drop_colon(self, owner: A.Stmt) -> None:
+        toks = owner.tokens
+        i = max(k for k, t in enumerate(toks) if t.is_op(":"))
+        j = i
+        while j > 0 and toks[j - 1].kind is Kind.WS and toks[j - 1].col != 1:
+            j -= 1
+        del toks[j:i + 1]
+        owner.has_block = False
+
+    # -- adding -------------------------------------------------------------------
+    def set_block(self, model: A.ModelDecl, target: tuple[str, ...], lines: list[str]) -> None:
+        """Write ``target:`` followed by ``lines`` (one more level in) into ``model``."""
+        host: A.Stmt = model
+        rest = target
+        best = 0
+        for s, full, _, _ in self._walk(model.children, (), model):
+            if full is None or not isinstance(s, (A.AttrDecl, A.Assign, A.Becomes)) or \
+                    getattr(s, "value", None) is not None:
+                continue
+            if best < len(full) < len(target) and target[:len(full)] == full:
+                host, rest, best = s, target[len(full):], len(full)
+        if not rest:
+            self.append(host, lines)
+            return
+        body = [".".join(rest) + ":"] + ["    " + line for line in lines]
+        self.append(host, body)
+
+    def append(self, host: A.Stmt, lines: list[str]) -> None:
+        """Append statements (given as lines with relative 4-space indentation) at the end
+        of ``host``'s block, opening the block if ``host`` has none."""
+        unit, base = self._indentation(host)
+        snippet = "Snippet:" + self.newline + "".join(
+            base + _reindent(line, unit) + self.newline for line in lines)
+        parsed = parse(snippet, host.file)
+        if parsed.problems:
+            raise ValueError(f"generated OpenPLX does not parse: {parsed.problems[0]}")
+        new = parsed.statements[0].children
+        self._ensure_line_break(host)
+        if not host.has_block:
+            self._add_colon(host)
+        host.children.extend(new)
+        self.changed = True
+
+    def _indentation(self, host: A.Stmt) -> tuple[str, str]:
+        """(one indentation level, the indentation of ``host``'s children)."""
+        unit = "    "
+        for s in self.source.walk():
+            if s.children and s.children[0].indent and not s.indent:
+                unit = s.children[0].indent
+                break
+        if host.children:
+            return unit, host.children[0].indent
+        return unit, host.indent + unit
+
+    def _ensure_line_break(self, host: A.Stmt) -> None:
+        last = host
+        while last.children:
+            last = last.children[-1]
+        toks = last.tokens
+        if not toks or toks[-1].kind is not Kind.NEWLINE:
+            t = toks[-1] if toks else Token(Kind.WS, "", host.line, 1)
+            toks.append(Token(Kind.NEWLINE, self.newline, t.line, t.col + len(t.text)))
+
+    def _add_colon(self, host: A.Stmt) -> None:
+        toks = host.tokens
+        k = len(toks)
+        while k > 0 and toks[k - 1].kind in (Kind.NEWLINE, Kind.COMMENT, Kind.WS):
+            k -= 1
+        last = toks[k - 1]
+        toks.insert(k, Token(Kind.OP, ":", last.line, last.col + len(last.text)))
+        host.has_block = True
+
+
+def _contains(outer: A.Stmt, inner: A.Stmt) -> bool:
+    return any(s is inner for s in outer.walk())
+
+
+def _reindent(line: str, unit: str) -> str:
+    stripped = line.lstrip(" ")
+    depth = (len(line) - len(stripped)) // 4
+    return unit * depth + stripped

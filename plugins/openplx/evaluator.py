@@ -1,0 +1,1080 @@
+"""Evaluate OpenPLX models into object trees, lazily.
+
+An :class:`Obj` is an instance of a model.  Building one only collects, per attribute,
+the ordered list of *modifiers* that apply to it (the declaration's default, ``becomes``,
+assignments from derived models, traits and nested override blocks, dotted paths);
+values are computed on first access, so a Hinge's dozens of dissipation sub-models cost
+nothing unless something reads them.  The last whole-value assignment wins; overrides of
+parts written after it (``position.z: 1``) are applied on top of that value.
+
+Expressions are evaluated in the scope of the model whose declaration they are written
+in (the "outermost model": ``x: x`` inside ``position:`` reads the connector's ``x``),
+then the object being modified, then namespaces.  Assigning an existing instance makes a
+reference (``connectors: [a.mc, b.mc]`` points at the very objects in the tree); every
+contained instance knows its dotted ``path``.
+
+Nothing here raises for bad input: problems are collected in :attr:`Evaluator.problems`
+and the offending value becomes :data:`OPAQUE`-like :class:`Opaque`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from snapframe.core.diagnostics import Code, Severity
+
+from . import ast as A
+from .errors import OpenPlxProblem
+from .workspace import (ATTRIBUTE_RENAMES, PRIMITIVES, FileContext, GlobalSymbol, ModelSymbol,
+                        NamespaceRef, Workspace, renamed_type, snake_case)
+
+__all__ = ["Evaluator", "Obj", "Opaque", "UNSET", "TypeValue", "ModelType", "TypeInfo", "Mod",
+           "EvalError"]
+
+
+class _Unset:
+    """The value of an attribute that was declared without a value."""
+
+    _instance = None
+
+    def __new__(cls) -> "_Unset":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNSET = _Unset()
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value Snapframe does not compute (unknown model, runtime-only function, error)."""
+
+    reason: str = ""
+
+    def __repr__(self) -> str:
+        return f"Opaque({self.reason})"
+
+
+class EvalError(Exception):
+    """Raised inside the evaluator and turned into a problem at the nearest node."""
+
+    def __init__(self, message: str, node: A.Node | None = None,
+                 code: Code = Code.ELEMENT_INVALID) -> None:
+        super().__init__(message)
+        self.message = message
+        self.node = node
+        self.code = code
+
+
+# -- types --------------------------------------------------------------------------
+
+
+class ModelType:
+    """A resolved model or trait declaration."""
+
+    def __init__(self, ev: "Evaluator", sym: ModelSymbol) -> None:
+        self.ev = ev
+        self.sym = sym
+        self.qname = sym.qname
+        self.decl = sym.decl
+        self.ctx = sym.ctx
+        self._base: "ModelType | None | bool" = False   # False: not resolved yet
+        self._ancestry: list[str] | None = None
+        self._busy = False
+
+    @property
+    def is_trait(self) -> bool:
+        return self.decl.is_trait
+
+    @property
+    def is_const(self) -> bool:
+        return self.decl.is_const
+
+    @property
+    def base(self) -> "ModelType | None":
+        """The model this one extends (``is``), or None (also for primitive bases)."""
+        if self._base is False:
+            self._base = None
+            b = self.decl.base
+            if b is not None and len(b.options) == 1 and not b.options[0].array:
+                t = self.ev.resolve_type_name(b.options[0].name, self.ctx)
+                self._base = t if isinstance(t, ModelType) else None
+        return self._base  # type: ignore[return-value]
+
+    def inline_traits(self) -> list["ModelType"]:
+        """Traits written on the declaration line (``X is Y with T``)."""
+        out = []
+        if self.decl.base is not None:
+            for q in self.decl.base.traits:
+                t = self.ev.resolve_type_name(q, self.ctx)
+                if isinstance(t, ModelType):
+                    out.append(t)
+        return out
+
+    def ancestry(self) -> list[str]:
+        """Qualified names of this type, its bases and all traits mixed in, nearest first."""
+        if self._ancestry is None:
+            if self._busy:  # a cycle of 'is': reported by chain()
+                return [self.qname]
+            self._busy = True
+            names = [self.qname]
+            for stmt in self.decl.children:
+                if isinstance(stmt, A.TraitUse):
+                    for q in stmt.traits:
+                        t = self.ev.resolve_type_name(q, self.ctx)
+                        if isinstance(t, ModelType):
+                            names.extend(t.ancestry())
+            for t in self.inline_traits():
+                names.extend(t.ancestry())
+            if self.base is not None:
+                names.extend(self.base.ancestry())
+            self._busy = False
+            seen: set[str] = set()
+            self._ancestry = [n for n in names if not (n in seen or seen.add(n))]
+        return self._ancestry
+
+    def is_a(self, qname: str) -> bool:
+        return qname in self.ancestry()
+
+    def chain(self) -> list["ModelType"]:
+        """Base first, this type last (a cycle of ``is`` is cut and reported)."""
+        out: list[ModelType] = []
+        t: ModelType | None = self
+        seen: set[str] = set()
+        while t is not None:
+            if t.qname in seen:
+                self.ev.report(f"'{self.qname}' inherits from itself", self.decl)
+                break
+            seen.add(t.qname)
+            out.append(t)
+            t = t.base
+        return out[::-1]
+
+    def methods(self) -> set[str]:
+        names: set[str] = set()
+        for t in self.chain():
+            names.update(s.name for s in t.decl.children if isinstance(s, A.MethodDecl))
+        return names
+
+    def __repr__(self) -> str:
+        return f"ModelType({self.qname})"
+
+
+@dataclass
+class TypeInfo:
+    """A resolved attribute type."""
+
+    kind: str                              # prim | model | array | union | unknown
+    name: str = ""                         # primitive name or printed type
+    model: ModelType | None = None
+    elem: "TypeInfo | None" = None
+    options: list["TypeInfo"] = field(default_factory=list)
+    traits: list[ModelType] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        if self.kind == "model" and self.model is not None:
+            return self.model.qname
+        if self.kind == "array" and self.elem is not None:
+            return f"{self.elem}[]"
+        if self.kind == "union":
+            return " or ".join(str(o) for o in self.options)
+        return self.name
+
+
+_UNKNOWN = TypeInfo("unknown", "?")
+
+
+@dataclass(frozen=True)
+class TypeValue:
+    """A model type used as a value (``Math.Vec3`` in ``Math.Vec3.from_xyz(...)``)."""
+
+    type: ModelType
+
+
+@dataclass(frozen=True)
+class FuncRef:
+    """``Type.fn`` (static) or ``obj.fn`` (method), waiting for its call."""
+
+    type: ModelType
+    name: str
+    self_obj: "Obj | None" = None
+
+
+# -- modifiers and specs --------------------------------------------------------------
+
+
+@dataclass
+class Mod:
+    """One thing that sets or changes an attribute.
+
+    ``path`` is relative to where the mod is stored: in an attribute's spec, ``()`` means
+    the attribute itself.  Kinds: ``value`` (expression), ``const`` (a Python value made
+    by a function), ``block`` (the statements of ``stmt.children`` apply to the value),
+    ``declare`` / ``becomes`` (a dotted ``a.b is T`` / ``a.b becomes T``).
+    """
+
+    kind: str
+    path: tuple[str, ...]
+    stmt: A.Stmt | None = field(default=None, repr=False)
+    scope: "Obj | None" = field(default=None, repr=False)
+    ctx: FileContext | None = field(default=None, repr=False)
+    expr: A.Expr | None = field(default=None, repr=False)
+    value: Any = None
+    is_default: bool = False
+
+    def shifted(self) -> "Mod":
+        return Mod(self.kind, self.path[1:], self.stmt, self.scope, self.ctx, self.expr,
+                   self.value, self.is_default)
+
+    @property
+    def is_assignment(self) -> bool:
+        """Sets a value (not a declaration default, not a type change)."""
+        return self.kind in ("value", "const", "block") and not self.is_default
+
+
+@dataclass
+class Spec:
+    """An attribute of an instance: where it was declared, its type and its modifiers."""
+
+    name: str
+    decl: A.Stmt | None
+    texpr: A.TypeExpr | None
+    tctx: FileContext | None
+    optional: bool = False
+    reference: bool = False
+    mods: list[Mod] = field(default_factory=list)
+    _type: TypeInfo | None = None
+
+    def copy(self) -> "Spec":
+        return Spec(self.name, self.decl, self.texpr, self.tctx, self.optional, self.reference,
+                    list(self.mods), self._type)
+
+    def bound(self, obj: "Obj") -> "Spec":
+        """A copy whose template modifiers evaluate in ``obj``."""
+        mods = [m if m.scope is not _SELF else
+                Mod(m.kind, m.path, m.stmt, obj, m.ctx, m.expr, m.value, m.is_default)
+                for m in self.mods]
+        return Spec(self.name, self.decl, self.texpr, self.tctx, self.optional, self.reference,
+                    mods, self._type)
+
+
+class _SelfScope:
+    """Placeholder scope in a type's template: "the instance being built"."""
+
+    def __repr__(self) -> str:
+        return "SELF"
+
+
+_SELF: Any = _SelfScope()
+
+
+# -- instances ----------------------------------------------------------------------
+
+
+class Obj:
+    """An instance of a model.  ``path`` is its dotted place in the tree (None for an
+    anonymous value such as a function result)."""
+
+    __slots__ = ("ev", "type", "path", "specs", "extra_traits", "_cache", "_busy", "_traits",
+                 "_self")
+
+    def __init__(self, ev: "Evaluator", mtype: ModelType, path: str | None,
+                 mods: list[Mod] | tuple = (), extra_traits: list[ModelType] | tuple = (),
+                 *, _blank: bool = False) -> None:
+        self.ev = ev
+        self.type = mtype
+        self.path = path
+        self.specs: dict[str, Spec] = {}
+        self.extra_traits = list(extra_traits)
+        self._cache: dict[str, Any] = {}
+        self._busy: set[str] = set()
+        self._traits: set[str] = set()
+        self._self: Any = self   # the scope of the type's own statements
+        if _blank:
+            return
+        # The type's own statements give the same specs for every instance: build them
+        # once per (type, traits) with a placeholder scope, then bind it to this object.
+        key = (mtype, tuple(self.extra_traits))
+        template = ev._templates.get(key)
+        if template is None:
+            proto = Obj(ev, mtype, None, extra_traits=self.extra_traits, _blank=True)
+            proto._self = _SELF
+            for t in mtype.chain():
+                proto._apply_type(t)
+            for t in proto.extra_traits:
+                proto._apply_trait(t)
+            template = (proto.specs, frozenset(proto._traits))
+            ev._templates[key] = template
+        self.specs = {name: spec.bound(self) for name, spec in template[0].items()}
+        self._traits = set(template[1])
+        for m in mods:
+            self.apply(m)
+
+    # -- queries --------------------------------------------------------------------
+    def is_a(self, qname: str) -> bool:
+        if self.type.is_a(qname):
+            return True
+        return any(t.is_a(qname) for t in self.extra_traits)
+
+    def has(self, name: str) -> bool:
+        return name in self.specs
+
+    def names(self) -> list[str]:
+        return list(self.specs)
+
+    def get(self, name: str, node: A.Node | None = None) -> Any:
+        """The value of an attribute (computed on first access)."""
+        if name in self._cache:
+            return self._cache[name]
+        spec = self.specs.get(name)
+        if spec is None:
+            raise EvalError(f"'{self.type.qname}' has no attribute '{name}'", node)
+        if name in self._busy:
+            self.ev.report(f"circular reference while evaluating '{self.child_path(name)}'",
+                           node or spec.decl)
+            return Opaque("circular")
+        self._busy.add(name)
+        try:
+            value = self._compute(spec)
+        finally:
+            self._busy.discard(name)
+        self._cache[name] = value
+        return value
+
+    def try_get(self, name: str, default: Any = None) -> Any:
+        """Like :meth:`get` but returns ``default`` for a missing attribute or error."""
+        if name not in self.specs:
+            return default
+        try:
+            return self.get(name)
+        except EvalError as exc:
+            self.ev.report_error(exc)
+            return default
+
+    def type_of(self, name: str) -> TypeInfo:
+        return self.ev.spec_type(self.specs[name])
+
+    def assignments(self, name: str) -> list[Mod]:
+        """The modifiers that assign attribute ``name`` or a part of it."""
+        spec = self.specs.get(name)
+        return [m for m in spec.mods if m.is_assignment] if spec else []
+
+    def child_path(self, name: str) -> str:
+        return f"{self.path}.{name}" if self.path else name
+
+    def __repr__(self) -> str:
+        return f"Obj({self.type.qname} at {self.path})"
+
+    # -- building -------------------------------------------------------------------
+    def _apply_type(self, t: ModelType) -> None:
+        for stmt in t.decl.children:
+            self._apply_stmt(stmt, self._self, t.ctx, default=True)
+        for trait in t.inline_traits():
+            self._apply_trait(trait)
+
+    def _apply_trait(self, trait: ModelType) -> None:
+        if trait.qname in self._traits:
+            return
+        self._traits.add(trait.qname)
+        for t in trait.chain():
+            if t is not trait and t.qname in self._traits:
+                continue
+            self._traits.add(t.qname)
+            self._apply_type(t)
+
+    def _apply_stmt(self, stmt: A.Stmt, scope: "Obj | None", ctx: FileContext,
+                    default: bool = False) -> None:
+        if isinstance(stmt, A.AttrDecl):
+            parts = stmt.path.parts
+            if len(parts) == 1:
+                self._declare(parts[0], stmt, scope, ctx, default)
+            else:
+                self.apply(Mod("declare", parts, stmt, scope, ctx))
+        elif isinstance(stmt, A.Becomes):
+            self.apply(Mod("becomes", stmt.path.parts, stmt, scope, ctx))
+        elif isinstance(stmt, A.Assign):
+            kind = "block" if stmt.value is None else "value"
+            self.apply(Mod(kind, stmt.path.parts, stmt, scope, ctx, stmt.value))
+        elif isinstance(stmt, A.TraitUse):
+            for q in stmt.traits:
+                t = self.ev.resolve_type_name(q, ctx, report=True)
+                if isinstance(t, ModelType):
+                    if not t.is_trait:
+                        self.ev.report(f"'{t.qname}' is not a trait", q, severity=Severity.WARNING)
+                    self._apply_trait(t)
+
+    def _declare(self, name: str, stmt: A.AttrDecl, scope: "Obj | None", ctx: FileContext,
+                 default: bool) -> None:
+        spec = Spec(name, stmt, stmt.type, ctx, stmt.optional, stmt.type.reference)
+        old = self.specs.get(name)
+        if old is not None and not default:
+            self.ev.report(f"attribute '{name}' is already declared in '{self.type.qname}'; "
+                           "use 'becomes' to change its type", stmt, severity=Severity.WARNING)
+        if stmt.value is not None:
+            spec.mods.append(Mod("value", (), stmt, scope, ctx, stmt.value, is_default=True))
+        if stmt.has_block:
+            spec.mods.append(Mod("block", (), stmt, scope, ctx, is_default=True))
+        self.specs[name] = spec
+        self._cache.pop(name, None)
+
+    def _becomes(self, name: str, mod: Mod) -> None:
+        stmt = mod.stmt
+        assert isinstance(stmt, A.Becomes)
+        spec = self._spec_for(name, mod)
+        if spec is None:
+            return
+        spec.texpr, spec.tctx, spec._type = stmt.type, mod.ctx, None
+        if stmt.value is not None:
+            spec.mods.append(Mod("value", (), stmt, mod.scope, mod.ctx, stmt.value))
+        if stmt.has_block:
+            spec.mods.append(Mod("block", (), stmt, mod.scope, mod.ctx))
+        self._cache.pop(name, None)
+
+    def _spec_for(self, name: str, mod: Mod) -> Spec | None:
+        spec = self.specs.get(name)
+        if spec is None and name in ATTRIBUTE_RENAMES and ATTRIBUTE_RENAMES[name] in self.specs:
+            new = ATTRIBUTE_RENAMES[name]
+            self.ev.report(f"'{name}' was renamed '{new}' in OpenPLX 0.19",
+                           _path_node(mod), code=Code.ATTRIBUTE_DEPRECATED,
+                           severity=Severity.WARNING)
+            spec = self.specs[new]
+        if spec is None:
+            self.ev.report(f"'{self.type.qname}' has no attribute '{name}'", _path_node(mod),
+                           code=Code.ATTRIBUTE_INVALID)
+        return spec
+
+    def apply(self, mod: Mod) -> None:
+        """Apply a modifier whose path is relative to this object."""
+        path = mod.path
+        if not path:
+            if mod.kind == "block" and mod.stmt is not None:
+                for child in mod.stmt.children:
+                    self._apply_stmt(child, mod.scope, mod.ctx)  # type: ignore[arg-type]
+            return
+        if len(path) == 1 and mod.kind == "declare":
+            self._declare(path[0], mod.stmt, mod.scope, mod.ctx, False)  # type: ignore[arg-type]
+            return
+        if len(path) == 1 and mod.kind == "becomes":
+            self._becomes(path[0], mod)
+            return
+        spec = self._spec_for(path[0], mod)
+        if spec is None:
+            return
+        spec.mods.append(mod.shifted())
+        self._cache.pop(spec.name, None)
+
+    def derive(self, mods: list[Mod], path: str | None) -> "Obj":
+        """A copy of this instance with more modifiers applied."""
+        new = Obj(self.ev, self.type, path, extra_traits=self.extra_traits, _blank=True)
+        new.specs = {k: s.copy() for k, s in self.specs.items()}
+        new._traits = set(self._traits)
+        for m in mods:
+            new.apply(m)
+        return new
+
+    # -- values ---------------------------------------------------------------------
+    def _compute(self, spec: Spec) -> Any:
+        ev = self.ev
+        ti = ev.spec_type(spec)
+        mods = spec.mods
+        child = self.child_path(spec.name)
+        last = None
+        for i, m in enumerate(mods):
+            if not m.path and m.kind in ("value", "const"):
+                last = i
+        if last is not None:
+            base = ev.mod_value(mods[last], ti, self)
+            rest = mods[last + 1:]
+            if rest:
+                if isinstance(base, Obj):
+                    return base.derive(rest, child)
+                if not isinstance(base, Opaque):
+                    ev.report(f"cannot assign parts of '{spec.name}' (a {ev.describe(base)})",
+                              _path_node(rest[0]))
+                return base
+            return _adopt(base, child)
+        if ti.kind == "model" and ti.model is not None:
+            if (spec.optional or spec.reference) and not mods:
+                return None
+            return Obj(ev, ti.model, child, mods, ti.traits)
+        if ti.kind == "unknown":
+            return Opaque(f"unknown type of '{child}'")
+        if mods:
+            where = _path_node(mods[0])
+            if ti.kind == "union":
+                ev.report(f"'{spec.name}' may be {ti}; narrow it with 'becomes' before "
+                          "assigning its parts", where)
+            else:
+                ev.report(f"cannot assign parts of '{spec.name}' (type {ti})", where)
+            return Opaque("bad assignment")
+        return None if spec.optional else UNSET
+
+
+def _adopt(value: Any, path: str) -> Any:
+    """An anonymous instance (function result, initializer) becomes part of the tree."""
+    if isinstance(value, Obj) and value.path is None:
+        value.path = path
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _adopt(v, f"{path}[{i}]")
+    return value
+
+
+def _path_node(mod: Mod) -> A.Node | None:
+    """Position of the path component a modifier is about (for 'no attribute x')."""
+    stmt = mod.stmt
+    qn = getattr(stmt, "path", None)
+    if not isinstance(qn, A.QName):
+        return stmt
+    k = len(qn.parts) - len(mod.path)
+    k = max(0, min(k, len(qn.parts) - 1))
+    col = qn.col + sum(len(p) + 1 for p in qn.parts[:k])
+    return A.Node(qn.file, qn.line, col)
+
+
+# -- the evaluator ------------------------------------------------------------------
+
+
+@dataclass
+class _Env:
+    scope: Obj | None
+    ctx: FileContext | None
+    target: Obj | None = None
+
+
+class Evaluator:
+    """Evaluates models of one workspace; collects problems."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.ws = workspace
+        self.problems: list[OpenPlxProblem] = []
+        self._seen: set = set()
+        self._types: dict[str, ModelType] = {}
+        self._consts: dict[str, Obj] = {}
+        self._globals: dict[str, Any] = {}
+        self._globals_busy: set[str] = set()
+        self._type_infos: dict[tuple[int, int], tuple[A.TypeExpr | None, TypeInfo]] = {}
+        self._templates: dict[tuple, tuple[dict[str, Spec], frozenset]] = {}
+        from .natives import NATIVES, OPERATORS  # local: natives imports this module
+        self.natives: dict[tuple[str, str], Callable] = NATIVES
+        self.operators = OPERATORS
+
+    # -- problems -------------------------------------------------------------------
+    def report(self, message: str, node: A.Node | None, code: Code = Code.ELEMENT_INVALID,
+               severity: Severity = Severity.ERROR) -> None:
+        file, line, col = (node.file, node.line, node.col) if node is not None else ("", 0, 0)
+        key = (message, file, line, col)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.problems.append(OpenPlxProblem(message, file, line, col, code, severity))
+
+    def report_error(self, exc: EvalError) -> None:
+        self.report(exc.message, exc.node, exc.code)
+
+    # -- types ----------------------------------------------------------------------
+    def model_type(self, sym: ModelSymbol) -> ModelType:
+        t = self._types.get(sym.qname)
+        if t is None or t.sym is not sym:
+            t = ModelType(self, sym)
+            self._types[sym.qname] = t
+        return t
+
+    def type_named(self, qname: str) -> ModelType:
+        """A bundle type by qualified name (``Math.Vec3``); raises if it is missing."""
+        sym = self.ws.lookup(qname)
+        if not isinstance(sym, ModelSymbol):
+            raise EvalError(f"the bundle type '{qname}' is not available (is openplx-bundles "
+                            "installed?)")
+        return self.model_type(sym)
+
+    def resolve_type_name(self, q: A.QName, ctx: FileContext | None, report: bool = True
+                          ) -> ModelType | str | None:
+        """A model type, a primitive name, or None (reported) for a type name."""
+        parts = q.parts
+        if len(parts) == 1 and parts[0] in PRIMITIVES:
+            return parts[0]
+        found, rest, renamed = self.ws.resolve(parts, ctx)
+        if isinstance(found, ModelSymbol) and not rest:
+            if renamed:
+                self.report(f"'{renamed}' is an OpenPLX 0.16 name; 0.19 calls it "
+                            f"'{found.qname}'", q, Code.ELEMENT_DEPRECATED, Severity.WARNING)
+            return self.model_type(found)
+        if report:
+            self.report(f"unknown type '{q}'", q, Code.ELEMENT_INVALID)
+        return None
+
+    def type_info(self, texpr: A.TypeExpr | None, ctx: FileContext | None) -> TypeInfo:
+        if texpr is None:
+            return _UNKNOWN
+        options = [self._type_ref(o, ctx) for o in texpr.options]
+        traits = []
+        for q in texpr.traits:
+            t = self.resolve_type_name(q, ctx)
+            if isinstance(t, ModelType):
+                traits.append(t)
+        if len(options) == 1:
+            info = options[0]
+            if traits:
+                info = TypeInfo(info.kind, info.name, info.model, info.elem, info.options, traits)
+            return info
+        return TypeInfo("union", str(texpr), options=options, traits=traits)
+
+    def _type_ref(self, ref: A.TypeRef, ctx: FileContext | None) -> TypeInfo:
+        t = self.resolve_type_name(ref.name, ctx)
+        if isinstance(t, ModelType):
+            base = TypeInfo("model", t.qname, model=t)
+        elif isinstance(t, str):
+            base = TypeInfo("prim", t)
+        else:
+            base = TypeInfo("unknown", str(ref.name))
+        if ref.array:
+            return TypeInfo("array", str(ref), elem=base)
+        return base
+
+    def spec_type(self, spec: Spec) -> TypeInfo:
+        if spec._type is None:
+            key = (id(spec.texpr), id(spec.tctx))
+            hit = self._type_infos.get(key)
+            if hit is None or hit[0] is not spec.texpr:
+                hit = (spec.texpr, self.type_info(spec.texpr, spec.tctx))
+                self._type_infos[key] = hit
+            spec._type = hit[1]
+        return spec._type
+
+    # -- instances ------------------------------------------------------------------
+    def instantiate(self, sym: ModelSymbol | ModelType, path: str | None = None) -> Obj:
+        """A fresh instance of a top-level model (its path defaults to the model name)."""
+        t = sym if isinstance(sym, ModelType) else self.model_type(sym)
+        return Obj(self, t, t.decl.name if path is None else path)
+
+    def const_instance(self, sym: ModelSymbol) -> Obj:
+        obj = self._consts.get(sym.qname)
+        if obj is None:
+            obj = Obj(self, self.model_type(sym), sym.qname)
+            self._consts[sym.qname] = obj
+        return obj
+
+    def attribute_names(self, t: ModelType) -> list[str]:
+        """Attributes of a type in declaration order (what ``{...}`` fills)."""
+        template = self._templates.get((t, ()))
+        if template is None:
+            Obj(self, t, None)
+            template = self._templates[(t, ())]
+        return list(template[0])
+
+    def make(self, qname: str, **values: Any) -> Obj:
+        """An anonymous instance of a bundle type with some attributes set."""
+        t = self.type_named(qname)
+        return Obj(self, t, None, [Mod("const", (k,), value=v) for k, v in values.items()])
+
+    def global_value(self, sym: GlobalSymbol) -> Any:
+        if sym.qname in self._globals:
+            return self._globals[sym.qname]
+        if sym.qname in self._globals_busy:
+            self.report(f"circular definition of '{sym.qname}'", sym.decl)
+            return Opaque("circular")
+        self._globals_busy.add(sym.qname)
+        try:
+            ti = self.type_info(sym.decl.type, sym.ctx)
+            value = self.eval(sym.decl.value, _Env(None, sym.ctx), ti)
+        finally:
+            self._globals_busy.discard(sym.qname)
+        value = _adopt(value, sym.qname)   # a global instance is a reference everywhere
+        self._globals[sym.qname] = value
+        return value
+
+    def symbol_value(self, sym: ModelSymbol | GlobalSymbol) -> Any:
+        if isinstance(sym, GlobalSymbol):
+            return self.global_value(sym)
+        if sym.decl.is_const:
+            return self.const_instance(sym)
+        return TypeValue(self.model_type(sym))
+
+    # -- expressions ----------------------------------------------------------------
+    def mod_value(self, mod: Mod, ti: TypeInfo, target: Obj | None) -> Any:
+        if mod.kind == "const":
+            return mod.value
+        value = self.eval(mod.expr, _Env(mod.scope, mod.ctx, target), ti)
+        self._check_type(value, ti, expr_start(mod.expr) if mod.expr is not None else None)
+        return value
+
+    def eval(self, e: A.Expr | None, env: _Env, expected: TypeInfo | None = None) -> Any:
+        """Evaluate an expression; errors are reported and give an :class:`Opaque`."""
+        if e is None:
+            return UNSET
+        try:
+            value = self._eval(e, env, expected)
+        except EvalError as exc:
+            self.report(exc.message, exc.node or e, exc.code)
+            return Opaque(exc.message)
+        if isinstance(value, (FuncRef, TypeValue, NamespaceRef)):
+            what = {FuncRef: "a function (call it with '()')", TypeValue: "a type",
+                    NamespaceRef: "a namespace"}[type(value)]
+            self.report(f"'{A.unparse_expr(e)}' is {what}, not a value", expr_start(e))
+            return Opaque("not a value")
+        return value
+
+    def _eval(self, e: A.Expr, env: _Env, expected: TypeInfo | None) -> Any:
+        if isinstance(e, A.NumberLit):
+            return e.value
+        if isinstance(e, A.BoolLit):
+            return e.value
+        if isinstance(e, A.StringLit):
+            if e.kind == "at":
+                base = env.ctx.directory if env.ctx is not None else Path.cwd()
+                return str((base / e.value).resolve())
+            return e.value
+        if isinstance(e, A.ThisRef):
+            if env.scope is None:
+                raise EvalError("'this' is only meaningful inside a model", e)
+            return env.scope
+        if isinstance(e, A.Paren):
+            return self._eval(e.inner, env, expected)
+        if isinstance(e, A.NameRef):
+            return self._name(e, env)
+        if isinstance(e, A.Member):
+            return self._member(self._eval(e.target, env, None), e)
+        if isinstance(e, A.Call):
+            return self._call(e, env)
+        if isinstance(e, A.Index):
+            return self._index(e, env)
+        if isinstance(e, A.Unary):
+            operand = self._eval(e.operand, env, expected)
+            if e.op == "+":
+                return operand
+            return self._operate("neg", operand, None, e)
+        if isinstance(e, A.Binary):
+            # An initializer operand gets its type from the operator overloads that take
+            # the other operand (v + {1, 0, 0}, m * {1, 1, 1}).
+            additive = e.op in "+-"
+            if isinstance(e.left, A.InitLit) and not isinstance(e.right, A.InitLit):
+                right = self._eval(e.right, env, None)
+                hint = self._init_hint(e.op, right, e.left, left_side=True)
+                left = self._eval(e.left, env, hint or (expected if additive else None))
+            else:
+                left = self._eval(e.left, env, expected if additive else None)
+                hint = self._init_hint(e.op, left, e.right, left_side=False) \
+                    if isinstance(e.right, A.InitLit) else None
+                right = self._eval(e.right, env, hint)
+            return self._operate(e.op, left, right, e)
+        if isinstance(e, A.ArrayLit):
+            elem = expected.elem if expected is not None and expected.kind == "array" else None
+            return [self._eval(i, env, elem) for i in e.items]
+        if isinstance(e, A.InitLit):
+            return self._initializer(e, env, expected)
+        raise EvalError(f"cannot evaluate {type(e).__name__}", e)
+
+    def _init_hint(self, op: str, other: Any, init: A.InitLit, left_side: bool
+                   ) -> TypeInfo | None:
+        """The type of a ``{...}`` operand: the overloads of ``op`` with the other operand's
+        kind, narrowed by the number of values when several remain."""
+        kind = self.kind_of(other)
+        names = [a if left_side else b for (o, a, b) in self.operators
+                 if o == op and (b if left_side else a) == kind]
+        names = [n for n in dict.fromkeys(names) if n and "." in n]
+        types = []
+        for n in names:
+            try:
+                types.append(self.type_named(n))
+            except EvalError:
+                continue
+        if len(types) > 1:
+            types = [t for t in types if len(self.attribute_names(t)) == len(init.items)]
+        if len(types) == 1:
+            return TypeInfo("model", types[0].qname, model=types[0])
+        return None
+
+    def _name(self, e: A.NameRef, env: _Env) -> Any:
+        n = e.name
+        for obj in (env.scope, env.target):
+            if obj is not None and obj.has(n):
+                return obj.get(n, e)
+        found, rest, renamed = self.ws.resolve((n,), env.ctx)
+        if found is None:
+            raise EvalError(f"unknown name '{n}'", e)
+        if isinstance(found, NamespaceRef):
+            return found
+        return self.symbol_value(found)
+
+    def _member(self, target: Any, e: A.Member) -> Any:
+        name = e.name
+        if isinstance(target, Opaque):
+            return target
+        if isinstance(target, NamespaceRef):
+            parts = target.parts + (name,)
+            sym = self.ws.namespace(target.parts).get(name)
+            if sym is not None:
+                return self.symbol_value(sym)
+            if self.ws.is_namespace(parts):
+                return NamespaceRef(parts)
+            new = renamed_type(".".join(parts))
+            if new is not None and self.ws.lookup(new) is not None:
+                self.report(f"'{'.'.join(parts)}' is an OpenPLX 0.16 name; 0.19 calls it "
+                            f"'{new}'", e, Code.ELEMENT_DEPRECATED, Severity.WARNING)
+                return self.symbol_value(self.ws.lookup(new))
+            raise EvalError(f"'{name}' is not declared in namespace '{target}'", e)
+        if isinstance(target, TypeValue):
+            return FuncRef(target.type, name)
+        if isinstance(target, Obj):
+            if target.has(name):
+                return target.get(name, e)
+            new = ATTRIBUTE_RENAMES.get(name)
+            if new is not None and target.has(new):
+                self.report(f"'{name}' was renamed '{new}' in OpenPLX 0.19", e,
+                            Code.ATTRIBUTE_DEPRECATED, Severity.WARNING)
+                return target.get(new, e)
+            if self._find_native(target.type, name, target) is not None or \
+                    name in target.type.methods():
+                return FuncRef(target.type, name, target)
+            raise EvalError(f"'{target.type.qname}' has no attribute '{name}'", e)
+        if target is UNSET or target is None:
+            raise EvalError(f"cannot read '{name}' of an attribute that has no value", e)
+        raise EvalError(f"a {self.describe(target)} has no attribute '{name}'", e)
+
+    def _find_native(self, t: ModelType, name: str, obj: Obj | None) -> Callable | None:
+        for q in t.ancestry():
+            for candidate in (name, snake_case(name)):
+                f = self.natives.get((q, candidate))
+                if f is not None:
+                    return f
+        return None
+
+    def _call(self, e: A.Call, env: _Env) -> Any:
+        func = self._eval(e.func, env, None)
+        if isinstance(func, Opaque):
+            return func
+        hints = self._param_types(func) if isinstance(func, FuncRef) else []
+        args = [self._eval(a, env, hints[i] if i < len(hints) else None)
+                for i, a in enumerate(e.args)]
+        if not isinstance(func, FuncRef):
+            raise EvalError(f"'{A.unparse_expr(e.func)}' is not a function", e)
+        if any(isinstance(a, Opaque) for a in args):
+            return next(a for a in args if isinstance(a, Opaque))
+        native = self._find_native(func.type, func.name, func.self_obj)
+        where = e.func if isinstance(e.func, A.Member) else e
+        if native is None:
+            if func.name in func.type.methods():
+                self.report(f"'{func.type.qname}.{func.name}' is computed by the OpenPLX runtime "
+                            "only; its value is unknown here", where, severity=Severity.WARNING)
+                return Opaque(f"{func.type.qname}.{func.name}")
+            raise EvalError(f"'{func.type.qname}' has no function '{func.name}'", where)
+        if func.name != snake_case(func.name) and (func.type.qname, func.name) not in self.natives:
+            self.report(f"'{func.name}' is an old name; OpenPLX 0.19 calls it "
+                        f"'{snake_case(func.name)}'", where, Code.ELEMENT_DEPRECATED,
+                        Severity.WARNING)
+        try:
+            return native(self, func.self_obj, args)
+        except EvalError as exc:
+            raise EvalError(exc.message, exc.node or e, exc.code) from None
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            raise EvalError(f"{func.type.qname}.{func.name}: {exc}", e) from None
+
+    def _param_types(self, func: FuncRef) -> list[TypeInfo | None]:
+        """Declared parameter types of a method (they type ``{...}`` arguments)."""
+        for t in reversed(func.type.chain()):
+            for stmt in t.decl.children:
+                if isinstance(stmt, A.MethodDecl) and stmt.name in (func.name,
+                                                                     snake_case(func.name)):
+                    return [self._type_ref(p.type, t.ctx) for p in stmt.params]
+        return []
+
+    def _index(self, e: A.Index, env: _Env) -> Any:
+        target = self._eval(e.target, env, None)
+        index = self._eval(e.index, env, None)
+        if isinstance(target, Opaque):
+            return target
+        if not isinstance(target, list):
+            raise EvalError(f"only arrays can be indexed, not a {self.describe(target)}", e)
+        if isinstance(index, float) and index.is_integer():
+            index = int(index)
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise EvalError("an array index must be an integer", e.index)
+        if not 0 <= index < len(target):
+            raise EvalError(f"index {index} is out of range (the array has {len(target)} "
+                            "elements)", e.index)
+        return target[index]
+
+    def _initializer(self, e: A.InitLit, env: _Env, expected: TypeInfo | None) -> Any:
+        if expected is None or expected.kind != "model" or expected.model is None:
+            raise EvalError("cannot tell which model this '{...}' initializer builds; "
+                            "assign it to an attribute of a model type", e)
+        names = self.attribute_names(expected.model)
+        if len(e.items) > len(names):
+            raise EvalError(f"too many values for {expected.model.qname} (it has "
+                            f"{len(names)} attributes)", e.items[len(names)])
+        mods = [Mod("value", (n,), None, env.scope, env.ctx, item)
+                for n, item in zip(names, e.items)]
+        for m, item in zip(mods, e.items):
+            m.stmt = _ExprStmt(item)
+        return Obj(self, expected.model, None, mods, expected.traits)
+
+    def _operate(self, op: str, a: Any, b: Any, e: A.Node) -> Any:
+        if isinstance(a, Opaque):
+            return a
+        if isinstance(b, Opaque):
+            return b
+        ka, kb = self.kind_of(a), self.kind_of(b) if op != "neg" else None
+        f = self.operators.get((op, ka, kb))
+        if f is None:
+            sym = "-" if op == "neg" else op
+            if op == "neg":
+                raise EvalError(f"unary '-' is not defined for a {self.describe(a)}", e)
+            raise EvalError(f"operator '{sym}' is not defined for {self.describe(a)} and "
+                            f"{self.describe(b)}", e)
+        try:
+            return f(self, a, b)
+        except ZeroDivisionError:
+            raise EvalError("division by zero", e) from None
+
+    # -- helpers --------------------------------------------------------------------
+    _MATH_KINDS = ("Math.Vec3", "Math.Vec2", "Math.Quat", "Math.AffineTransform",
+                   "Math.Matrix3x3")
+
+    def kind_of(self, v: Any) -> str:
+        """Operator dispatch key: num, bool, str, list or a Math type name."""
+        if isinstance(v, bool):
+            return "bool"
+        if isinstance(v, (int, float)):
+            return "num"
+        if isinstance(v, str):
+            return "str"
+        if isinstance(v, list):
+            return "list"
+        if isinstance(v, Obj):
+            for k in self._MATH_KINDS:
+                if v.is_a(k):
+                    return k
+            return v.type.qname
+        return type(v).__name__
+
+    def describe(self, v: Any) -> str:
+        if isinstance(v, bool):
+            return "Bool"
+        if isinstance(v, int):
+            return "Int"
+        if isinstance(v, float):
+            return "Real"
+        if isinstance(v, str):
+            return "String"
+        if isinstance(v, list):
+            return "array"
+        if isinstance(v, Obj):
+            return v.type.qname
+        if v is UNSET or v is None:
+            return "missing value"
+        return type(v).__name__
+
+    def _check_type(self, value: Any, ti: TypeInfo, node: A.Node | None) -> None:
+        if isinstance(value, Opaque) or value is None or value is UNSET:
+            return
+        ok = True
+        if ti.kind == "prim":
+            if ti.name == "Real" or ti.name == "Int":
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            elif ti.name == "Bool":
+                ok = isinstance(value, bool)
+            elif ti.name == "String":
+                ok = isinstance(value, str)
+        elif ti.kind == "model" and ti.model is not None and not ti.model.is_trait:
+            ok = isinstance(value, Obj) and (value.is_a(ti.model.qname)
+                                             or ti.model.is_a(value.type.qname))
+        elif ti.kind == "array":
+            ok = isinstance(value, list)
+        if not ok:
+            self.report(f"expected a value of type {ti}, got a {self.describe(value)}", node,
+                        Code.ATTRIBUTE_INCORRECT_TYPE)
+
+    # Conversions used by natives and by the Physics3D extraction.
+    def number(self, v: Any, what: str = "value") -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise EvalError(f"expected a number for {what}, got a {self.describe(v)}")
+        return float(v)
+
+    def vec3(self, v: Any) -> tuple[float, float, float]:
+        if not isinstance(v, Obj) or not v.is_a("Math.Vec3"):
+            raise EvalError(f"expected a Math.Vec3, got a {self.describe(v)}")
+        return (self.number(v.get("x"), "x"), self.number(v.get("y"), "y"),
+                self.number(v.get("z"), "z"))
+
+    def vec2(self, v: Any) -> tuple[float, float]:
+        if not isinstance(v, Obj) or not v.is_a("Math.Vec2"):
+            raise EvalError(f"expected a Math.Vec2, got a {self.describe(v)}")
+        return (self.number(v.get("x"), "x"), self.number(v.get("y"), "y"))
+
+    def quat(self, v: Any) -> tuple[float, float, float, float]:
+        if not isinstance(v, Obj) or not v.is_a("Math.Quat"):
+            raise EvalError(f"expected a Math.Quat, got a {self.describe(v)}")
+        return tuple(self.number(v.get(k), k) for k in "xyzw")  # type: ignore[return-value]
+
+    def affine(self, v: Any) -> tuple:
+        if not isinstance(v, Obj) or not v.is_a("Math.AffineTransform"):
+            raise EvalError(f"expected a Math.AffineTransform, got a {self.describe(v)}")
+        return (self.vec3(v.get("position")), self.quat(v.get("rotation")))
+
+    def matrix3(self, v: Any) -> tuple:
+        if not isinstance(v, Obj) or not v.is_a("Math.Matrix3x3"):
+            raise EvalError(f"expected a Math.Matrix3x3, got a {self.describe(v)}")
+        return tuple(self.number(v.get(f"e{r}{c}")) for r in range(3) for c in range(3))
+
+    def real_list(self, v: Any) -> list[float]:
+        if not isinstance(v, list):
+            raise EvalError(f"expected an array, got a {self.describe(v)}")
+        return [self.number(x) for x in v]
+
+    def new_vec3(self, v: Any) -> Obj:
+        return self.make("Math.Vec3", x=v[0], y=v[1], z=v[2])
+
+    def new_vec2(self, v: Any) -> Obj:
+        return self.make("Math.Vec2", x=v[0], y=v[1])
+
+    def new_quat(self, q: Any) -> Obj:
+        return self.make("Math.Quat", x=q[0], y=q[1], z=q[2], w=q[3])
+
+    def new_affine(self, a: tuple) -> Obj:
+        return self.make("Math.AffineTransform", position=self.new_vec3(a[0]),
+                         rotation=self.new_quat(a[1]))
+
+    def new_matrix3(self, m: Any) -> Obj:
+        return self.make("Math.Matrix3x3",
+                         **{f"e{r}{c}": m[3 * r + c] for r in range(3) for c in range(3)})
+
+    def walk(self, root: Obj) -> Iterator[tuple[Obj, str, Any]]:
+        """(owner, attribute, value) for every contained instance below ``root``,
+        depth-first in declaration order (references are not followed)."""
+        for name in root.names():
+            value = root.try_get(name)
+            yield root, name, value
+            if isinstance(value, Obj) and value.path == root.child_path(name):
+                yield from self.walk(value)
+
+
+class _ExprStmt(A.Stmt):
+    """Stands in for a statement when an initializer item is reported."""
+
+    def __init__(self, e: A.Expr) -> None:
+        super().__init__(e.file, e.line, e.col)
+
+
+def expr_start(e: A.Expr) -> A.Expr:
+    """The leftmost node of an expression (where a message about all of it points)."""
+    while True:
+        if isinstance(e, A.Member):
+            e = e.target
+        elif isinstance(e, (A.Call,)):
+            e = e.func
+        elif isinstance(e, A.Index):
+            e = e.target
+        elif isinstance(e, A.Binary):
+            e = e.left
+        else:
+            return e

@@ -1,0 +1,82 @@
+"""The implementation module the ``openplx`` descriptor names (loaded on first use).
+
+``read`` assembles the file's default model (the last top-level ``Physics3D.System``)
+with SNAP and maps it to the core model; ``write`` saves a document as OpenPLX;
+``parse_include`` makes ``//include`` of an ``.openplx`` file give a core model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snapframe.core.diagnostics import Code, Diagnostics, Severity
+from snapframe.core.model import Document, Model, NestedInclude
+
+from .loader import OpenPlxFile, load_file
+from .mapping import assembly_to_model
+from .snap_input import assemble
+from .writer import OpenPlxState, document_text, write
+
+__all__ = ["read", "write", "parse_include", "read_model", "document_text"]
+
+VERSION = "0.19"
+
+
+def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | None = None
+               ) -> tuple[Model | None, OpenPlxState | None]:
+    """Assemble a model of a loaded file and map it to the core model."""
+    from snapframe.core.snap import solve
+
+    root, asm, problem = assemble(file, model_name)
+    if asm is None or problem is None or root is None:
+        diagnostics.extend(p.to_diagnostic() for p in file.all_problems())
+        return None, None
+    result = solve(problem)
+    model = assembly_to_model(asm, result.local, diagnostics)
+    for p in file.all_problems():
+        diagnostics.add(p.to_diagnostic())
+    from .cli import locate
+    for d in locate(result.diagnostics, asm):
+        if d.severity >= Severity.WARNING:
+            diagnostics.add(d)
+    model.extras["snap_trace"] = list(result.trace)
+    model.extras["snap_status"] = dict(result.status)
+    return model, OpenPlxState.of(file, asm.root.path, asm)
+
+
+def read(path: str | Path, context=None, model_name: str | None = None) -> Document:
+    """Read an OpenPLX file as a document whose root is the assembled top model."""
+    file = load_file(path)
+    # Document.version stays empty: the SDFormat writer takes it as the <sdf> version.
+    doc = Document(path=str(path), format="openplx")
+    doc.extras["openplx_version"] = VERSION
+    model, state = read_model(file, doc.diagnostics, model_name)
+    doc.root = model
+    if state is not None:
+        doc.extras["openplx"] = state
+    if model is not None:
+        try:
+            from snapframe.core.frames import check_document
+            check_document(doc)
+        except ImportError:  # the frame graph module is optional for this plugin
+            pass
+    return doc
+
+
+def parse_include(include: NestedInclude, context) -> Model | None:
+    """Custom model parser for ``//include`` of an ``.openplx`` file: the default model,
+    assembled by SNAP.  Declines other files; errors go to ``context.diagnostics``."""
+    path = Path(include.resolved_file_name)
+    if path.suffix.lower() != ".openplx":
+        return None
+    file = load_file(path)
+    diags = Diagnostics()
+    model, _ = read_model(file, diags)
+    target = getattr(context, "diagnostics", None)
+    if target is not None:
+        target.extend(diags)
+    if model is None or diags.has_errors():
+        if model is None and target is not None and not diags.has_errors():
+            target.error(Code.ELEMENT_INVALID, f"'{path.name}' has no Physics3D.System to include")
+        return None
+    return model

@@ -1,0 +1,414 @@
+"""Read the Physics3D structure of an evaluated model: systems, bodies, connectors, mates.
+
+:func:`collect` walks an instance of a ``Physics3D.System`` and returns an
+:class:`Assembly`, the format-neutral facts SNAP and the core-model mapping need:
+
+* which bodies and systems have a declared ``local_transform`` (any assignment to it or
+  to a part of it, anywhere: that frame is fixed for SNAP), and where it was written;
+* every mate connector's frame in its owner (main_axis = local z, normal = local x after
+  projection, default normal ``main_axis.get_orthogonal_unit_vector()``);
+* mates with their type, connectors and initial values, in declaration order;
+* geometries (contact and visual) and inertia of bodies.
+
+Membership is structural: an instance contained in a system (not a reference to one
+declared elsewhere) belongs to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from snapframe.core.diagnostics import Code, Severity
+from snapframe.core.pose import IDENTITY, Pose
+
+from . import ast as A
+from . import mathlib as m
+from .evaluator import EvalError, Evaluator, Mod, Obj, Opaque
+
+__all__ = ["Assembly", "SystemInfo", "BodyInfo", "ConnectorInfo", "MateInfo", "GeometryInfo",
+           "collect", "MATE_TYPES", "T_SYSTEM", "T_BODY", "T_CONNECTOR", "T_MATE"]
+
+T_SYSTEM = "Physics3D.System"
+T_BODY = "Physics3D.Bodies.Body"
+T_CONNECTOR = "Physics3D.Interactions.MateConnector"
+T_REDIRECTED = "Physics3D.Interactions.RedirectedMateConnector"
+T_MATE = "Physics3D.Interactions.Mate"
+T_CONTACT = "Physics3D.Geometries.ContactGeometry"
+T_VISUAL = "Visuals.Geometries.Geometry"
+
+#: Physics3D mate types SNAP understands, by the name used in SnapMate.type.
+MATE_TYPES = {
+    "lock": "Physics3D.Interactions.Lock",
+    "hinge": "Physics3D.Interactions.Hinge",
+    "prismatic": "Physics3D.Interactions.Prismatic",
+    "cylindrical": "Physics3D.Interactions.Cylindrical",
+    "ball": "Physics3D.Interactions.Ball",
+    "distance": "Physics3D.Interactions.Distance",
+}
+_GEOMETRY_SHAPES = ("Box", "Sphere", "Cylinder", "Capsule", "ConvexMesh", "TriMesh",
+                    "ExternalTriMeshGeometry")
+
+
+@dataclass(eq=False)
+class GeometryInfo:
+    """A contact or visual geometry of a body: ``shape`` is the OpenPLX model name."""
+
+    path: str
+    name: str
+    obj: Obj
+    contact: bool
+    shape: str
+    params: dict[str, Any]
+    X_BG: Pose
+    declared_sites: list[Mod] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ConnectorInfo:
+    path: str
+    name: str
+    obj: Obj | None
+    owner: str
+    X_OC: Pose
+    main_axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    normal: tuple[float, float, float] = (1.0, 0.0, 0.0)
+    redirected_parent: str | None = None
+    where: tuple[str, int] | None = None
+
+
+@dataclass(eq=False)
+class BodyInfo:
+    path: str
+    name: str
+    obj: Obj
+    system: str
+    declared: Pose | None
+    declared_sites: list[Mod]
+    mass: float | None = None
+    tensor: tuple | None = None
+    X_BCm: Pose = IDENTITY
+    is_dynamic: bool = True
+    connectors: list[ConnectorInfo] = field(default_factory=list)
+    geometries: list[GeometryInfo] = field(default_factory=list)
+    where: tuple[str, int] | None = None
+
+
+@dataclass(eq=False)
+class SystemInfo:
+    path: str
+    name: str
+    obj: Obj
+    parent: str | None
+    declared: Pose | None
+    declared_sites: list[Mod]
+    reference_body: str | None = None
+    systems: list["SystemInfo"] = field(default_factory=list)
+    bodies: list[BodyInfo] = field(default_factory=list)
+    connectors: list[ConnectorInfo] = field(default_factory=list)
+    mates: list["MateInfo"] = field(default_factory=list)
+    where: tuple[str, int] | None = None
+
+
+@dataclass(eq=False)
+class MateInfo:
+    path: str
+    name: str
+    obj: Obj
+    system: str
+    type: str
+    connectors: tuple[str, str]
+    initial_angle: float = 0.0
+    initial_position: float = 0.0
+    initial_distance: float = 0.0
+    enable_snap: bool = True
+    file: str = ""
+    line: int = 0
+
+
+@dataclass(eq=False)
+class Assembly:
+    """Everything below one root system, flattened in declaration order."""
+
+    root: SystemInfo
+    systems: list[SystemInfo] = field(default_factory=list)
+    bodies: list[BodyInfo] = field(default_factory=list)
+    connectors: list[ConnectorInfo] = field(default_factory=list)
+    mates: list[MateInfo] = field(default_factory=list)
+
+    def system(self, path: str) -> SystemInfo | None:
+        return next((s for s in self.systems if s.path == path), None)
+
+    def body(self, path: str) -> BodyInfo | None:
+        return next((b for b in self.bodies if b.path == path), None)
+
+    def connector(self, path: str) -> ConnectorInfo | None:
+        return next((c for c in self.connectors if c.path == path), None)
+
+    def locations(self) -> dict[str, tuple[str, int]]:
+        """Where each system, body, connector and mate is declared: path -> (file, line)."""
+        out: dict[str, tuple[str, int]] = {}
+        for item in [*self.systems, *self.bodies, *self.connectors]:
+            if item.where is not None:
+                out[item.path] = item.where
+        for mt in self.mates:
+            out[mt.path] = (mt.file, mt.line)
+        return out
+
+
+# -- collection ---------------------------------------------------------------------
+
+
+def collect(ev: Evaluator, root: Obj, details: bool = True) -> Assembly:
+    """The Physics3D structure below ``root`` (a ``Physics3D.System`` instance).
+
+    ``details=False`` skips what SNAP does not need (inertia and geometries)."""
+    c = _Collector(ev, details)
+    info = c.system(root, None)
+    asm = Assembly(info, c.systems, c.bodies, c.connectors, [])
+    known = {ci.path for ci in c.connectors}
+    for sys_info, mate_obj, name in c.pending_mates:
+        mate = c.mate(mate_obj, name, sys_info, asm, known)
+        if mate is not None:
+            sys_info.mates.append(mate)
+            asm.mates.append(mate)
+    return asm
+
+
+class _Collector:
+    def __init__(self, ev: Evaluator, details: bool = True) -> None:
+        self.ev = ev
+        self.details = details
+        self.systems: list[SystemInfo] = []
+        self.bodies: list[BodyInfo] = []
+        self.connectors: list[ConnectorInfo] = []
+        self.pending_mates: list[tuple[SystemInfo, Obj, str]] = []
+        self.owner_objs: dict[str, Obj] = {}
+
+    def problem(self, message: str, node: A.Node | None, severity: Severity = Severity.ERROR,
+                code: Code = Code.ELEMENT_INVALID) -> None:
+        self.ev.report(message, node, code, severity)
+
+    def members(self, owner: Obj, wanted: tuple[str, ...]) -> list[tuple[str, Obj]]:
+        """Contained instances of owner whose declared type may be one of ``wanted``."""
+        out = []
+        for name in owner.names():
+            ti = owner.type_of(name)
+            if ti.kind == "model" and ti.model is not None:
+                if not any(ti.model.is_a(w) for w in wanted):
+                    continue
+            elif ti.kind not in ("union", "unknown"):
+                continue
+            value = owner.try_get(name)
+            if isinstance(value, Obj) and value.path == owner.child_path(name):
+                out.append((name, value))
+        return out
+
+    def system(self, obj: Obj, parent: SystemInfo | None, name: str = "") -> SystemInfo:
+        declared, sites = self.declared(obj, "local_transform", obj)
+        info = SystemInfo(obj.path or name, name or (obj.path or ""), obj,
+                          parent.path if parent else None, declared, sites,
+                          where=_where(parent.obj if parent else None, name, obj))
+        self.systems.append(info)
+        self.owner_objs[info.path] = obj
+        for attr, value in self.members(obj, (T_SYSTEM, T_BODY, T_CONNECTOR, T_MATE)):
+            if value.is_a(T_SYSTEM):
+                info.systems.append(self.system(value, info, attr))
+            elif value.is_a(T_BODY):
+                info.bodies.append(self.body(value, info, attr))
+            elif value.is_a(T_CONNECTOR):
+                info.connectors.append(self.connector(value, attr, info.path))
+            elif value.is_a(T_MATE):
+                self.pending_mates.append((info, value, attr))
+        ref = obj.try_get("reference_body") if obj.has("reference_body") else None
+        if isinstance(ref, Obj):
+            info.reference_body = ref.path
+        return info
+
+    def body(self, obj: Obj, system: SystemInfo, name: str) -> BodyInfo:
+        kin = obj.try_get("kinematics")
+        declared, sites = (self.declared(kin, "local_transform", obj) if isinstance(kin, Obj)
+                           else (None, []))
+        info = BodyInfo(obj.path or name, name, obj, system.path, declared, sites,
+                        where=_where(system.obj, name, obj))
+        self.bodies.append(info)
+        self.owner_objs[info.path] = obj
+        if self.details:
+            self.inertia(info)
+        wanted = (T_CONNECTOR, T_CONTACT, T_VISUAL) if self.details else (T_CONNECTOR,)
+        for attr, value in self.members(obj, wanted):
+            if value.is_a(T_CONNECTOR):
+                info.connectors.append(self.connector(value, attr, info.path))
+            elif value.is_a(T_CONTACT) or value.is_a(T_VISUAL):
+                g = self.geometry(value, attr)
+                if g is not None:
+                    info.geometries.append(g)
+        return info
+
+    def declared(self, holder: Obj, attr: str, owner: Obj) -> tuple[Pose | None, list[Mod]]:
+        """The declared local transform (None if never assigned) and where it is set."""
+        sites = holder.assignments(attr)
+        if not sites:
+            return None, []
+        return self.pose(holder.try_get(attr), owner), sites
+
+    def pose(self, value: Any, owner: Obj) -> Pose:
+        try:
+            return m.pose_of(self.ev.affine(value))
+        except (EvalError, ZeroDivisionError) as exc:
+            if not isinstance(value, Opaque):
+                spec = owner.specs.get("kinematics") or owner.specs.get("local_transform")
+                self.problem(f"cannot evaluate the local_transform of '{owner.path}': "
+                             f"{getattr(exc, 'message', exc)}", spec.decl if spec else None)
+            return IDENTITY
+
+    def inertia(self, info: BodyInfo) -> None:
+        ev, obj = self.ev, info.obj
+        inertia = obj.try_get("inertia")
+        if isinstance(inertia, Obj):
+            mass = inertia.try_get("mass")
+            if isinstance(mass, (int, float)) and not isinstance(mass, bool):
+                info.mass = float(mass)
+            tensor = inertia.try_get("tensor")
+            try:
+                info.tensor = ev.matrix3(tensor) if isinstance(tensor, Obj) else None
+            except EvalError:
+                info.tensor = None
+        kin = obj.try_get("kinematics")
+        if isinstance(kin, Obj) and kin.has("local_cm_transform"):
+            info.X_BCm = self.pose(kin.try_get("local_cm_transform"), obj)
+        dyn = obj.try_get("is_dynamic", True)
+        info.is_dynamic = dyn if isinstance(dyn, bool) else True
+
+    def connector(self, obj: Obj, name: str, owner: str) -> ConnectorInfo:
+        ev = self.ev
+        X_OC, main, normal = connector_frame(ev, obj)
+        info = ConnectorInfo(obj.path or name, name, obj, owner, X_OC, main, normal,
+                             where=_where(self.owner_objs.get(owner), name, obj))
+        if obj.is_a(T_REDIRECTED):
+            parent = obj.try_get("redirected_parent")
+            if isinstance(parent, Obj):
+                info.redirected_parent = parent.path
+        self.connectors.append(info)
+        return info
+
+    def geometry(self, obj: Obj, name: str) -> GeometryInfo | None:
+        ev = self.ev
+        shape = next((s for s in _GEOMETRY_SHAPES
+                      if obj.is_a(f"Physics3D.Geometries.{s}") or obj.is_a(f"Visuals.Geometries.{s}")),
+                     "")
+        params: dict[str, Any] = {}
+        try:
+            if shape == "Box":
+                params["size"] = ev.vec3(obj.get("size"))
+            elif shape == "Sphere":
+                params["radius"] = ev.number(obj.get("radius"), "radius")
+            elif shape in ("Cylinder", "Capsule"):
+                params["radius"] = ev.number(obj.get("radius"), "radius")
+                params["height"] = ev.number(obj.get("height"), "height")
+            elif shape == "ExternalTriMeshGeometry":
+                params["path"] = obj.get("path")
+                params["scale"] = ev.vec3(obj.get("scale"))
+            elif shape in ("ConvexMesh", "TriMesh"):
+                params["vertices"] = [ev.vec3(v) for v in obj.get("vertices") or []]
+                if shape == "TriMesh":
+                    params["indices"] = [int(i) for i in obj.get("indices") or []]
+        except (EvalError, TypeError) as exc:
+            spec = obj.specs.get("size") or obj.specs.get("radius")
+            self.problem(f"incomplete geometry '{obj.path}': {getattr(exc, 'message', exc)}",
+                         spec.decl if spec else None, Severity.WARNING)
+        X = self.pose(obj.try_get("local_transform"), obj) if obj.has("local_transform") \
+            else IDENTITY
+        return GeometryInfo(obj.path or name, name, obj, obj.is_a(T_CONTACT), shape, params, X,
+                            obj.assignments("local_transform"))
+
+    def mate(self, obj: Obj, name: str, system: SystemInfo, asm: Assembly, known: set[str]
+             ) -> MateInfo | None:
+        kind = next((k for k, q in MATE_TYPES.items() if obj.is_a(q)), None)
+        decl = _decl_of(system.obj, name)
+        if kind is None:
+            self.problem(f"SNAP does not handle the mate type '{obj.type.qname}' of "
+                         f"'{obj.path}'; it is ignored", decl, Severity.WARNING)
+            return None
+        conns = obj.try_get("connectors")
+        node = _assignment_node(obj, "connectors") or decl
+        if not isinstance(conns, list) or len(conns) != 2:
+            n = len(conns) if isinstance(conns, list) else 0
+            self.problem(f"mate '{obj.path}' needs exactly two connectors, it has {n}", node)
+            return None
+        paths = []
+        for c in conns:
+            if not isinstance(c, Obj) or not c.is_a(T_CONNECTOR):
+                self.problem(f"a connector of mate '{obj.path}' is not a MateConnector", node)
+                return None
+            if c.path not in known:
+                if c.type.is_const:
+                    # A const connector (Physics3D.Interactions.World) is fixed at the origin.
+                    info = self.connector(c, c.path or c.type.qname, asm.root.path)
+                    known.add(info.path)
+                else:
+                    self.problem(f"connector '{c.path}' of mate '{obj.path}' is not part of "
+                                 f"'{asm.root.path}'", node)
+                    return None
+            paths.append(c.path)
+
+        def real(attr: str) -> float:
+            v = obj.try_get(attr, 0.0) if obj.has(attr) else 0.0
+            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+
+        snap = obj.try_get("enable_snap", True)
+        return MateInfo(obj.path or name, name, obj, system.path, kind, (paths[0], paths[1]),
+                        real("initial_angle"), real("initial_position"),
+                        real("initial_distance"), snap if isinstance(snap, bool) else True,
+                        decl.file if decl else "", decl.line if decl else 0)
+
+
+def connector_frame(ev: Evaluator, obj: Obj) -> tuple[Pose, tuple, tuple]:
+    """X_OC of a MateConnector: position, z = main_axis, x = normal projected."""
+    try:
+        position = ev.vec3(obj.get("position"))
+        main = ev.vec3(obj.get("main_axis"))
+        normal = ev.vec3(obj.get("normal"))
+    except EvalError as exc:
+        ev.report(f"cannot evaluate mate connector '{obj.path}': {exc.message}",
+                  _decl_node(obj), Code.ELEMENT_INVALID)
+        return IDENTITY, (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)
+    if m.length(main) < 1e-12:
+        ev.report(f"main_axis of mate connector '{obj.path}' is zero",
+                  _assignment_node(obj, "main_axis") or _decl_node(obj))
+        return Pose(p=position), main, normal
+    (x, y, z), ok = m.frame_from_axes(main, normal)
+    if not ok:
+        ev.report(f"normal of mate connector '{obj.path}' is parallel to its main_axis; "
+                  "using main_axis.get_orthogonal_unit_vector() instead",
+                  _assignment_node(obj, "normal") or _decl_node(obj), Code.ELEMENT_INVALID,
+                  Severity.WARNING)
+    R = (x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2])
+    return Pose(R, position), main, normal
+
+
+def _where(owner: Obj | None, name: str, obj: Obj) -> tuple[str, int] | None:
+    """Where an instance is declared: its attribute in ``owner``, else its model."""
+    node = _decl_of(owner, name) if owner is not None else None
+    if node is None:
+        node = obj.type.decl
+    return (node.file, node.line) if node is not None else None
+
+
+def _decl_of(owner: Obj, name: str) -> A.Stmt | None:
+    spec = owner.specs.get(name)
+    return spec.decl if spec is not None else None
+
+
+def _decl_node(obj: Obj) -> A.Node | None:
+    return obj.type.decl
+
+
+def _assignment_node(obj: Obj, attr: str) -> A.Node | None:
+    spec = obj.specs.get(attr)
+    if spec is None:
+        return None
+    for mod in reversed(spec.mods):
+        if mod.stmt is not None and mod.kind in ("value", "block"):
+            return mod.expr or mod.stmt
+    return spec.decl

@@ -1,0 +1,238 @@
+"""OpenPLX <-> core model: bodies, frames, joints, geometry and inertia survive, in both
+directions and through the SDFormat writer."""
+
+from __future__ import annotations
+
+import pytest
+
+from snapframe.core.model import Model
+from snapframe.core.pose import Pose
+from snapframe.plugins.openplx import format as openplx_format
+from snapframe.plugins.openplx.cli import snap_command
+from snapframe.plugins.openplx.loader import load_text
+from snapframe.plugins.openplx.mapping import model_to_source
+
+from .conftest import EXAMPLES
+
+
+def world_poses(doc) -> dict[str, Pose]:
+    return {f.name: f.pose for f in doc.frames.frames()}
+
+
+def test_clock_maps_to_links_frames_and_a_revolute_joint() -> None:
+    doc = openplx_format.read(EXAMPLES / "clock.openplx")
+    assert doc.diagnostics.items == [] and doc.format == "openplx"
+    model = doc.root
+    assert isinstance(model, Model) and model.name == "Clock"
+    face, hand = model.links
+    assert (face.name, hand.name) == ("face", "hour_hand")
+    assert face.pose.written and not hand.pose.written   # only the face is declared
+    assert face.pose.value.almost_equal(Pose.translation(0, 0, 1.5))
+    assert face.inertial.mass == 0.5 and face.inertial.auto
+    center, pivot = model.frames
+    assert (center.name, center.attached_to, pivot.name, pivot.attached_to) == \
+        ("face.center", "face", "hour_hand.pivot", "hour_hand")
+    assert center.pose.value.rotate((0, 0, 1)) == pytest.approx((0, -1, 0))  # main_axis
+    [joint] = model.joints
+    assert (joint.name, joint.type, joint.parent_name, joint.child_name) == \
+        ("hand_hinge", "revolute", "face", "hour_hand")
+    assert joint.pose.value.almost_equal(pivot.pose.value)   # the child connector frame
+    assert joint.axes[0].xyz == (0.0, 0.0, 1.0)
+    # OpenPLX cylinders run along local y; the SDFormat cylinder axis (z) must map there.
+    [dial] = face.collisions
+    assert dial.geometry.shape == "cylinder"
+    assert dial.geometry.params == {"radius": 0.15, "length": 0.01}
+    assert dial.pose.value.rotate((0, 0, 1)) == pytest.approx((0, 1, 0), abs=1e-12)
+    # The frame graph of the core document agrees with SNAP's world poses.
+    snap = snap_command(EXAMPLES / "clock.openplx")["frames"]
+    poses = world_poses(doc)
+    for path, name in [("Clock.hour_hand", "Clock::hour_hand"),
+                       ("Clock.hour_hand.pivot", "Clock::hour_hand.pivot")]:
+        expected = Pose.from_xyz_quat(snap[path]["pose"][:3], snap[path]["pose"][3:])
+        assert poses[name].almost_equal(expected, 1e-9)
+
+
+def test_nested_systems_become_nested_models() -> None:
+    doc = openplx_format.read(EXAMPLES / "three_level_rod.openplx")   # SnapRodParentParent
+    top = doc.root
+    assert top.name == "SnapRodParentParent"
+    [world_connector] = top.frames
+    assert world_connector.name == "world_connector" and world_connector.attached_to == ""
+    [s1] = top.models
+    [s2] = s1.models
+    [rod] = s2.links
+    assert not s1.pose.written and s2.pose.written and rod.pose.written
+    [lock] = top.joints
+    assert (lock.type, lock.parent_name, lock.child_name) == \
+        ("fixed", "world", "rod_system::rod_system::rod")
+    poses = world_poses(doc)
+    conn = poses["SnapRodParentParent::rod_system::rod_system::rod.connector"]
+    assert conn.almost_equal(poses["SnapRodParentParent::world_connector"], 1e-9)
+
+
+MATES = """
+Rig is Physics3D.System:
+    base is Physics3D.Bodies.RigidBody:
+        kinematics.local_transform.position.z: 1
+        a is Physics3D.Interactions.MateConnector
+        b is Physics3D.Interactions.MateConnector:
+            position.x: 1
+        c is Physics3D.Interactions.MateConnector:
+            position.y: 1
+    slider is Physics3D.Bodies.RigidBody:
+        mc is Physics3D.Interactions.MateConnector
+    knob is Physics3D.Bodies.RigidBody:
+        mc is Physics3D.Interactions.MateConnector
+    bob is Physics3D.Bodies.RigidBody:
+        mc is Physics3D.Interactions.MateConnector
+    cyl is Physics3D.Interactions.Cylindrical:
+        connectors: [base.a, slider.mc]
+        initial_position: 0.25
+    ball is Physics3D.Interactions.Ball:
+        connectors: [base.b, knob.mc]
+    rope is Physics3D.Interactions.Distance:
+        connectors: [base.c, bob.mc]
+        initial_distance: 0.5
+"""
+
+
+def test_cylindrical_ball_and_distance_mates(tmp_path) -> None:
+    path = tmp_path / "mates.openplx"
+    path.write_text(MATES)
+    doc = openplx_format.read(path)
+    model = doc.root
+    joints = {j.name: j for j in model.joints}
+    assert set(joints) == {"cyl__revolute", "cyl", "ball"}
+    rev, pri = joints["cyl__revolute"], joints["cyl"]
+    assert (rev.type, rev.parent_name, rev.child_name) == ("continuous", "base", "cyl__slider")
+    assert (pri.type, pri.parent_name, pri.child_name) == ("prismatic", "cyl__slider", "slider")
+    assert joints["ball"].type == "ball"
+    slider_link = next(l for l in model.links if l.name == "cyl__slider")
+    assert slider_link.extras["openplx_synthetic"] and slider_link.inertial.mass > 0
+    # Distance: no joint, a warning, the mate kept in the model's extras.
+    assert [m["openplx_path"] for m in model.extras["openplx_mates"]] == ["Rig.rope"]
+    assert any("Distance mate 'Rig.rope'" in d.message for d in doc.diagnostics.warnings)
+    poses = world_poses(doc)
+    assert poses["Rig::slider"].p == pytest.approx((0, 0, 1.25))   # slid along main (z)
+    assert poses["Rig::bob"].p == pytest.approx((0, 1, 1.5))
+    # the intermediate link sits at the child connector (the origin of the slider body)
+    assert poses["Rig::cyl__slider"].p == pytest.approx(poses["Rig::slider"].p)
+
+
+def test_openplx_to_core_to_openplx_keeps_the_assembly() -> None:
+    doc = openplx_format.read(EXAMPLES / "clock.openplx")
+    text = model_to_source(doc.root)
+    again = load_text(text)
+    assert again.all_problems() == []
+    before = world_poses(doc)
+    after = openplx_format.read_model(again, again.diagnostics())[0]
+    from snapframe.core.model import Document
+    doc2 = Document(root=after)
+    after_poses = world_poses(doc2)
+    for name in ("Clock::face", "Clock::hour_hand"):
+        assert after_poses[name].almost_equal(before[name], 1e-9), name
+    assert [j.type for j in after.joints] == ["revolute"]
+    assert {f.name for f in after.frames} >= {"face.center", "hour_hand.pivot"}
+
+
+SDF = """<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="arm">
+    <link name="base">
+      <pose>0 0 0.5 0 0 0.3</pose>
+      <inertial><mass>2</mass><inertia><ixx>0.1</ixx><iyy>0.2</iyy><izz>0.3</izz></inertia></inertial>
+      <collision name="body"><geometry><box><size>0.2 0.2 1</size></box></geometry></collision>
+    </link>
+    <link name="upper">
+      <pose relative_to="base">0.1 0 0.5 0 0.4 0</pose>
+      <collision name="tube"><pose>0 0 0.2 0 0 0</pose>
+        <geometry><cylinder><radius>0.05</radius><length>0.4</length></cylinder></geometry>
+      </collision>
+    </link>
+    <link name="slide">
+      <pose relative_to="upper">0 0 0.4 0 0 0</pose>
+    </link>
+    <link name="tool"><pose relative_to="slide">0 0.1 0 0 0 0</pose></link>
+    <joint name="shoulder" type="revolute">
+      <parent>base</parent><child>upper</child>
+      <axis><xyz>0 1 0</xyz></axis>
+    </joint>
+    <joint name="extend" type="prismatic">
+      <pose>0 0 -0.1 0 0 0</pose>
+      <parent>upper</parent><child>slide</child>
+      <axis><xyz expressed_in="__model__">1 0 0</xyz></axis>
+    </joint>
+    <joint name="weld" type="fixed"><parent>slide</parent><child>tool</child></joint>
+    <frame name="tip" attached_to="tool"><pose>0 0 0.05 0 0 0</pose></frame>
+  </model>
+</sdf>
+"""
+
+
+def test_sdformat_model_to_openplx_reassembles_at_the_same_poses(tmp_path) -> None:
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
+    sdf_path = tmp_path / "arm.sdf"
+    sdf_path.write_text(SDF)
+    doc = sdformat.read(sdf_path)
+    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    text = model_to_source(doc.root)
+    out = tmp_path / "arm.openplx"
+    out.write_text(text)
+    result = snap_command(out)
+    assert result["errors"] == [], result["errors"]
+    sdf_poses = world_poses(doc)
+    for link in ("base", "upper", "slide", "tool"):
+        got = result["frames"][f"arm.{link}"]["pose"]
+        assert Pose.from_xyz_quat(got[:3], got[3:]).almost_equal(sdf_poses[f"arm::{link}"], 1e-9)
+    tip = result["frames"]["arm.tool.tip"]["pose"]
+    assert Pose.from_xyz_quat(tip[:3], tip[3:]).almost_equal(sdf_poses["arm::tip"], 1e-9)
+    # Only the root link is declared; joints became mates of the right kind.
+    source = load_text(text)
+    arm = source.instantiate("arm")
+    assert [type_of(arm, n) for n in ("shoulder", "extend", "weld")] == \
+        ["Physics3D.Interactions.Hinge", "Physics3D.Interactions.Prismatic",
+         "Physics3D.Interactions.Lock"]
+    from snapframe.plugins.openplx.physics import collect
+    asm = collect(source.evaluator, arm)
+    assert [b.name for b in asm.bodies if b.declared is not None] == ["base"]
+    base = next(b for b in asm.bodies if b.name == "base")
+    assert base.mass == 2 and base.tensor[0] == pytest.approx(0.1)
+    upper = next(b for b in asm.bodies if b.name == "upper")
+    [tube] = upper.geometries
+    assert tube.shape == "Cylinder" and tube.params == {"radius": 0.05, "height": 0.4}
+    # The prismatic axis given in the model frame is the connector's main axis.
+    extend = next(m for m in asm.mates if m.name == "extend")
+    c = asm.connector(extend.connectors[1])
+    X_M_slide = sdf_poses["arm::slide"]
+    assert X_M_slide.rotate(c.X_OC.rotate((0, 0, 1))) == pytest.approx((1, 0, 0), abs=1e-12)
+
+
+def type_of(obj, name: str) -> str:
+    return obj.get(name).type.qname
+
+
+def test_openplx_through_the_sdformat_writer(tmp_path) -> None:
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.format")
+    doc = openplx_format.read(EXAMPLES / "clock.openplx")
+    sdformat.write(doc, tmp_path / "clock.sdf")
+    back = sdformat.read(tmp_path / "clock.sdf")
+    assert not back.diagnostics.has_errors(), [d.format() for d in back.diagnostics]
+    model = back.root
+    assert [l.name for l in model.links] == ["face", "hour_hand"]
+    assert [f.name for f in model.frames] == ["face.center", "hour_hand.pivot"]
+    assert [(j.name, j.type, j.parent_name, j.child_name) for j in model.joints] == \
+        [("hand_hinge", "revolute", "face", "hour_hand")]
+    before, after = world_poses(doc), world_poses(back)
+    for name in before:
+        assert after[name].almost_equal(before[name], 1e-9), name
+
+
+def test_nodes_point_at_their_declarations() -> None:
+    doc = openplx_format.read(EXAMPLES / "clock.openplx")
+    face, hand = doc.root.links
+    path = str(EXAMPLES / "clock.openplx")
+    assert (face.source.file, face.source.line) == (path, 33)       # "face is ClockFace:"
+    assert face.pose.source.line == 34                               # its local_transform
+    assert hand.source.line == 35
+    assert doc.root.frames[0].source.line == 17                       # "center is ..."
+    assert doc.root.joints[0].source.line == 36
