@@ -50,11 +50,15 @@ def read(path: str | Path, context=None, model_name: str | None = None) -> Docum
     # Document.version stays empty: the SDFormat writer takes it as the <sdf> version.
     doc = Document(path=str(path), format="openplx")
     doc.extras["openplx_version"] = VERSION
+    # Evaluate every attribute first, so errors are reported where they are written
+    # (a circular definition, an unknown name) rather than as what they break later.
+    from .cli import check_file
+    doc.diagnostics.extend(check_file(file))
     model, state = read_model(file, doc.diagnostics, model_name)
     doc.root = model
     if state is not None:
         doc.extras["openplx"] = state
-    if model is not None:
+    if model is not None and not doc.diagnostics.has_errors():
         try:
             from snapframe.core.frames import check_document
             check_document(doc)

@@ -1,0 +1,47 @@
+"""`snapframe check/snap/convert` on OpenPLX files, through the installed format registry."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+CLOCK = ROOT / "resources" / "examples" / "openplx" / "clock.openplx"
+BROKEN = ROOT / "tests" / "data" / "openplx" / "semantic" / "circular.openplx"
+
+
+def run(*args):
+    p = subprocess.run([sys.executable, "-m", "snapframe.core.cli", *map(str, args)],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_check_reports_the_root_cause_with_file_and_line():
+    code, out, _ = run("check", BROKEN)
+    assert code == 1
+    assert out.splitlines() == [f"{BROKEN}:3: error ELEMENT_INVALID: column 16: circular "
+                                "reference while evaluating 'Arm.a'"]
+
+
+def test_snap_json_contract():
+    code, out, _ = run("snap", CLOCK, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["errors"] == []
+    kinds = {name: f["kind"] for name, f in data["frames"].items()}
+    assert kinds["Clock"] == "system" and kinds["Clock.face"] == "body"
+    assert kinds["Clock.face.center"] == "connector"
+    # The hand's pivot coincides with the face's centre after SNAP.
+    assert data["frames"]["Clock.hour_hand.pivot"]["pose"][:3] == \
+        data["frames"]["Clock.face.center"]["pose"][:3]
+
+
+def test_convert_openplx_to_sdformat_and_back(tmp_path):
+    sdf = tmp_path / "clock.sdf"
+    assert run("convert", CLOCK, sdf)[0] == 0
+    code, out, _ = run("frames", sdf, "--json")
+    frames = json.loads(out)["frames"]
+    assert code == 0 and frames["Clock::hand_hinge"]["kind"] == "joint"
+    back = tmp_path / "clock2.openplx"
+    assert run("convert", sdf, back)[0] == 0
+    code, out, _ = run("snap", back, "--json")
+    assert code == 0 and "Clock.face" in json.loads(out)["frames"]
