@@ -86,8 +86,10 @@ def cmd_frames(args: argparse.Namespace) -> int:
         from .pose import Pose
         for name, kind, pose in rows:
             X = Pose.from_xyz_quat(pose[:3], pose[3:])
-            r, p, w = (math.degrees(a) for a in X.rpy())
-            print(f"{name:<{width}}  {kind:<5}  {pose[0]:>10.4f} {pose[1]:>10.4f} {pose[2]:>10.4f}  "
+            # round, then add 0.0, so that -1e-17 prints as 0.00 rather than -0.00
+            r, p, w = (round(math.degrees(a), 6) + 0.0 for a in X.rpy())
+            x, y, z = (round(v, 9) + 0.0 for v in pose[:3])
+            print(f"{name:<{width}}  {kind:<5}  {x:>10.4f} {y:>10.4f} {z:>10.4f}  "
                   f"{r:>8.2f} {p:>8.2f} {w:>8.2f}")
         print(f"({len(rows)} frames; angles in degrees)")
     return EXIT_INPUT_ERROR if data["errors"] else EXIT_OK
