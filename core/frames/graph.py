@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..diagnostics import Code, Diagnostics, SourceLocation
 from ..events import ChangeKind, DocumentChanged
 from ..model import Document, Include, Joint, Model, Node, World
-from ..model.names import MODEL_FRAME, SEP, WORLD, split_first
+from ..model.names import MODEL_FRAME, SEP, WORLD, is_reserved, split_first
 from ..pose import IDENTITY, Pose
 from .scope import Scope, Unresolved, Vertex
 
@@ -226,6 +226,8 @@ class _Checker:
 
     def names(self, scope: Scope) -> None:
         for dup in scope.duplicates:
+            if is_reserved(dup.name):
+                continue  # the reader reported the reserved name: that is the root cause
             first = scope.vertices.get(dup.name)
             if first is not None and first.kind == dup.kind:
                 self.err(Code.DUPLICATE_NAME, f"{dup.kind} with name[{dup.name}] already exists.",

@@ -192,7 +192,7 @@ class _Reader:
             model = self.model(models[0], top_level=True)
             doc.root = model
         else:
-            if not any(self.children(root, t) for t in ("actor", "light")):
+            if not any(c.tag in ("actor", "light") for c in self.children(root)):
                 self.error(Code.ELEMENT_MISSING, "The file has no <world> and no <model>", root)
 
     def world(self, el: etree._Element) -> World:
@@ -535,7 +535,7 @@ def parse_include(nested: NestedInclude, context: LoadContext) -> Model | None:
     reader.version, reader.vt = version, _version_tuple(version)
     models = list(reader.children(root, "model"))
     others = [c for c in reader.children(root) if c.tag in ("actor", "light")]
-    if any(reader.children(root, "world")):
+    if any(True for _ in reader.children(root, "world")):
         reader.error(Code.ELEMENT_INCORRECT_TYPE, "//include can only include models, but "
                      f"[{path.name}] holds a <world>", root)
         return None

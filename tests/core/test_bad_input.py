@@ -100,3 +100,8 @@ def test_placement_frame_errors(load_text):
           <include><uri>c.sdf</uri><name>c2</name><placement_frame>zz</placement_frame><pose/></include>
           </model></sdf>""", files={"c.sdf": child})
     assert codes(doc) == ["MODEL_PLACEMENT_FRAME_INVALID", "POSE_RELATIVE_TO_INVALID"]
+
+
+def test_empty_sdf_is_reported(load_text):
+    doc = load_text('<sdf version="1.8"></sdf>')
+    assert codes(doc) == ["ELEMENT_MISSING"]

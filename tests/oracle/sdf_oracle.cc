@@ -3,6 +3,12 @@
 //
 // Usage: sdf_oracle [--path DIR]... [--relative-to DIR] [--timing] FILE
 //
+//   --path DIR         model search directory for model:// and bare URIs
+//                      (repeatable; SDF_PATH entries are added too)
+//   --relative-to DIR  print error file paths (and paths inside messages)
+//                      relative to DIR, for reproducible golden files
+//   --timing           print load / resolve times on stderr
+//
 // Loads FILE with sdf::Root::Load and prints one JSON object on stdout in the
 // shape of `snapframe frames --json`:
 //
@@ -330,6 +336,19 @@ std::string Relativize(const std::string &_file, const std::string &_base)
   return _file;
 }
 
+// Remove every occurrence of "_base/" from a message, so that messages naming
+// files below --relative-to read the same on every checkout.
+std::string StripPrefix(std::string _text, const std::string &_base)
+{
+  if (_base.empty())
+    return _text;
+  const std::string prefix = _base.back() == '/' ? _base : _base + "/";
+  for (auto k = _text.find(prefix); k != std::string::npos;
+       k = _text.find(prefix, k))
+    _text.erase(k, prefix.size());
+  return _text;
+}
+
 // ---------------------------------------------------------------------------
 // Console capture: libsdformat reports some problems only on std::cerr.  We
 // send fd 2 to a temporary file while loading and copy it back afterwards.
@@ -498,7 +517,7 @@ int main(int argc, char **argv)
       path = Relativize(Absolute(path), relativeTo);
     const int line = e.LineNumber() ? *e.LineNumber() : 0;
     os << (i ? ",\n  " : "\n  ") << "{\"code\": " << JsonString(CodeName(e.Code()))
-       << ", \"message\": " << JsonString(e.Message())
+       << ", \"message\": " << JsonString(StripPrefix(e.Message(), relativeTo))
        << ", \"file\": " << JsonString(path) << ", \"line\": " << line << "}";
   }
   os << (out.errors.empty() ? "" : "\n") << "], \"frames\": {";
