@@ -57,6 +57,12 @@ class FrameGraph:
             return X_R_a
         return self.root.pose_of(self._strip_top(relative_to)).inverse() @ X_R_a
 
+    def resolve(self) -> None:
+        """Re-resolve every frame of the root scope after edits (nested scopes resolve
+        lazily and are cached)."""
+        if self.root is not None:
+            self.root.resolve_all()
+
     def _strip_top(self, name: str) -> str:
         """Accept ``top::x`` for model documents (names are listed with the top prefix)."""
         if self.root is not None and self.root.kind == "model":
@@ -82,15 +88,19 @@ class FrameGraph:
         return out
 
     def _collect(self, scope: Scope, X_R_S: Pose, prefix: str, out: list[FrameInfo]) -> None:
+        # The root scope is walked (its vertices are what edits move); nested scopes come
+        # from their cached tables.
         for v in scope.vertices.values():
             try:
                 X_S_v = scope.pose_of(v.name)
             except Unresolved:
                 continue
             X_R_v = X_R_S @ X_S_v
-            out.append(FrameInfo(prefix + v.name, v.kind, X_R_v, v.node.id))
+            name = prefix + v.name
+            out.append(FrameInfo(name, v.kind, X_R_v, v.node.id))
             if v.nested is not None:
-                self._collect(v.nested, X_R_v, prefix + v.name + SEP, out)
+                sub = name + SEP
+                out.extend(FrameInfo(sub + n, k, X_R_v @ X, nid) for n, k, X, nid in v.nested.table())
 
     def explain(self, name: str) -> list[str]:
         """The chain of transforms that places frame ``name`` (for teaching)."""

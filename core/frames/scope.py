@@ -93,6 +93,8 @@ class Scope:
     _X: dict[str, Pose] = field(default_factory=dict, repr=False)
     _X_inv: dict[str, Pose] = field(default_factory=dict, repr=False)
     _tail: dict[str, Pose] = field(default_factory=dict, repr=False)
+    _table: list | None = field(default=None, repr=False)
+    _base: dict[str, str] = field(default_factory=dict, repr=False)
     _deps: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _visiting: list[str] = field(default_factory=list, repr=False)
 
@@ -197,8 +199,28 @@ class Scope:
         return v.kind
 
     # -- poses --------------------------------------------------------------------
+    def base_of(self, v: Vertex) -> str:
+        """The frame ``v``'s pose is written in (cached until ``v`` itself is edited)."""
+        base = self._base.get(v.name)
+        if base is None:
+            base = self._base[v.name] = v.relative_to(self.frame_name)
+        return base
+
+    def resolve_all(self) -> None:
+        """Resolve every vertex of this scope (what a view does after an edit)."""
+        X, chain = self._X, self._resolve_chain
+        for name, v in self.vertices.items():
+            if name not in X:
+                try:
+                    chain(v)
+                except Unresolved:
+                    pass
+
     def pose_of(self, name: str) -> Pose:
         """``X_S_name``: the frame ``name`` in this scope's frame.  Raises :class:`Unresolved`."""
+        X = self._X.get(name)
+        if X is not None:
+            return X
         if name == self.frame_name or name == "":
             return IDENTITY
         head, _, rest = name.partition(SEP)
@@ -221,7 +243,7 @@ class Scope:
         chain = [v]
         on_chain = {v.name: 0}
         while True:
-            head = chain[-1].relative_to(self.frame_name).partition(SEP)[0]
+            head = self.base_of(chain[-1]).partition(SEP)[0]
             if head in on_chain:
                 cycle = tuple(w.name for w in chain[on_chain[head]:])
                 raise Unresolved(f"relative_to cycle through {' -> '.join(cycle)}", cycle)
@@ -241,7 +263,7 @@ class Scope:
             raise Unresolved(f"relative_to cycle through {' -> '.join(cycle)}", cycle)
         self._visiting.append(v.name)
         try:
-            base = v.relative_to(self.frame_name)
+            base = self.base_of(v)
             head, _, rest = base.partition(SEP)
             if head == v.name:
                 raise Unresolved(f"[{v.name}] is relative to itself", (v.name,))
@@ -296,6 +318,7 @@ class Scope:
         gone: set[str] = set()
         stack = [name]
         self._tail.pop(name, None)
+        self._base.pop(name, None)
         while stack:
             n = stack.pop()
             if n in gone:
@@ -304,13 +327,37 @@ class Scope:
             self._X.pop(n, None)
             if inside_changed:
                 self._tail.pop(n, None)
+                self._base.pop(n, None)
             stack.extend(self._deps.pop(n, ()))
         self._X_inv.clear()
+        self._table = None
         if self.parent is not None:
             self.parent.invalidate(self.parent_vertex, inside_changed=True)
         return gone
 
+    def table(self) -> list[tuple[str, str, Pose, int]]:
+        """Every resolvable frame below this scope, flattened, as
+        ``(scoped name relative to this scope, kind, X_S_f, node id)``.
+
+        Cached: the 1000 includes of one robot share one table, so listing a world costs
+        one composition per frame."""
+        if self._table is None:
+            rows: list[tuple[str, str, Pose, int]] = []
+            for v in self.vertices.values():
+                try:
+                    X = self.pose_of(v.name)
+                except Unresolved:
+                    continue
+                rows.append((v.name, v.kind, X, v.node.id))
+                if v.nested is not None:
+                    prefix = v.name + SEP
+                    rows.extend((prefix + n, k, X @ Xn, nid) for n, k, Xn, nid in v.nested.table())
+            self._table = rows
+        return self._table
+
     def clear(self) -> None:
+        self._table = None
+        self._base.clear()
         self._tail.clear()
         self._X.clear()
         self._X_inv.clear()

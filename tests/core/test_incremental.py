@@ -84,3 +84,15 @@ def test_rename_updates_references(load_text):
     doc.commands.undo()
     assert joint.child_name == "tip" and frame.pose.relative_to == "tip"
     assert "robot::tip" in world_poses(doc)
+
+
+def test_changing_relative_to_re_resolves_against_the_new_frame(load_text):
+    doc = load_text(WORLD, files={"robot.sdf": ROBOT})
+    doc.frames.resolve()
+    r2 = next(i for i in doc.includes() if i.name == "r2")
+    doc.commands.push(SetPose(doc, r2, Pose.from_xyz_rpy(0, 0, 1), relative_to="r1::tool"))
+    doc.frames.resolve()
+    P = world_poses(doc)
+    assert P["r2"].almost_equal(P["r1::tool"] @ Pose.from_xyz_rpy(0, 0, 1), 1e-12)
+    doc.commands.undo()
+    assert world_poses(doc)["r2"].p == (0.0, 5.0, 0.0)
