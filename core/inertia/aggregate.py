@@ -30,15 +30,20 @@ __all__ = ["aggregate", "PartsAggregator", "combine"]
 _E3 = np.eye(3)
 
 
-def _sum_stacked(m: np.ndarray, c: np.ndarray, I: np.ndarray) -> MassProperties:
+def _sum_stacked(m: np.ndarray, c: np.ndarray, I: np.ndarray,
+                 approximate: bool = False) -> MassProperties:
     M = float(m.sum())
     if not M > 0.0:
         raise ValueError(f"total mass must be positive, got {M}")
     com = (m @ c) / M
     d = c - com
     md = m[:, None] * d
-    J = I.sum(axis=0) + float(np.einsum("ij,ij->", md, d)) * _E3 - md.T @ d
-    return MassProperties(M, com, J)
+    # Sums over the part axis as matrix products: numpy's axis-0 reductions over
+    # (n, 3, 3) are several times slower than a (1, n) @ (n, 9) product.
+    ones = np.ones(len(m))
+    spread = float(ones @ (md * d).sum(axis=1))
+    J = (ones @ I.reshape(-1, 9)).reshape(3, 3) + spread * _E3 - md.T @ d
+    return MassProperties(M, com, J, approximate)
 
 
 def aggregate(parts: Iterable[tuple[MassProperties, Pose]]) -> MassProperties:
@@ -63,7 +68,7 @@ def aggregate(parts: Iterable[tuple[MassProperties, Pose]]) -> MassProperties:
         I[i] = mp.inertia
     c_L = np.einsum("nij,nj->ni", R, c) + p
     I_L = R @ I @ R.transpose(0, 2, 1)
-    return _sum_stacked(m, c_L, I_L)
+    return _sum_stacked(m, c_L, I_L, any(mp.approximate for mp, _ in parts))
 
 
 class PartsAggregator:
@@ -74,7 +79,7 @@ class PartsAggregator:
     its place, so the arrays stay dense.
     """
 
-    __slots__ = ("_keys", "_index", "_m", "_c", "_I", "_n", "_total")
+    __slots__ = ("_keys", "_index", "_m", "_c", "_I", "_n", "_total", "_approx")
 
     def __init__(self, capacity: int = 16) -> None:
         capacity = max(int(capacity), 1)
@@ -85,6 +90,7 @@ class PartsAggregator:
         self._I = np.zeros((capacity, 3, 3))
         self._n = 0
         self._total: MassProperties | None = None
+        self._approx: set[Hashable] = set()
 
     def __len__(self) -> int:
         return self._n
@@ -118,6 +124,10 @@ class PartsAggregator:
         self._m[i] = mp.mass
         self._c[i] = R @ mp.com + X_LC.p
         self._I[i] = R @ mp.inertia @ R.T
+        if mp.approximate:
+            self._approx.add(key)
+        else:
+            self._approx.discard(key)
         self._total = None
 
     def set_pose(self, key: Hashable, mp: MassProperties, X_LC: Pose) -> None:
@@ -126,6 +136,7 @@ class PartsAggregator:
 
     def remove(self, key: Hashable) -> None:
         i = self._index.pop(key)
+        self._approx.discard(key)
         last = self._n - 1
         if i != last:
             moved = self._keys[last]
@@ -139,13 +150,14 @@ class PartsAggregator:
     def clear(self) -> None:
         self._keys.clear()
         self._index.clear()
+        self._approx.clear()
         self._n = 0
         self._total = None
 
     def part(self, key: Hashable) -> MassProperties:
         """Part ``key`` as cached: in the link frame."""
         i = self._index[key]
-        return MassProperties(self._m[i], self._c[i], self._I[i])
+        return MassProperties(self._m[i], self._c[i], self._I[i], key in self._approx)
 
     def total(self) -> MassProperties:
         """The link's mass properties (link frame, about the joint COM); cached until the
@@ -154,7 +166,7 @@ class PartsAggregator:
             if self._n == 0:
                 raise ValueError("no parts to aggregate")
             n = self._n
-            self._total = _sum_stacked(self._m[:n], self._c[:n], self._I[:n])
+            self._total = _sum_stacked(self._m[:n], self._c[:n], self._I[:n], bool(self._approx))
         return self._total
 
 

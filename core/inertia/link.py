@@ -98,9 +98,12 @@ class LinkInertia:
         if mp is not None:
             out.update(mp.values())
             out["pose"] = [*(float(v) for v in mp.com), 0.0, 0.0, 0.0]
+            out["approximate"] = mp.approximate
             out["density_mass"] = self.density_mass
             out["collisions"] = [{"name": p.name, "density": p.density,
-                                  "mass": p.mass_properties.mass} for p in self.parts]
+                                  "mass": p.mass_properties.mass,
+                                  "approximate": p.mass_properties.approximate}
+                                 for p in self.parts]
         out["diagnostics"] = [d.to_json() for d in self.diagnostics]
         return out
 
@@ -201,7 +204,8 @@ def _compute(link: Link, result: LinkInertia, static: bool | None, force: bool,
                     "Inertial is set to auto but there are no <collision> elements for the "
                     f"link named {link.name}.", where, element)
         return
-    if inertial is not None and inertial.auto and (inertial.pose.written or inertial.written_inertia):
+    user_values = inertial is not None and (inertial.pose.written or inertial.written_inertia)
+    if user_values and inertial.auto:
         diags.warning(Code.WARNING,
                       f"Inertial was used with auto=true for the link named {link.name}, but "
                       "user-defined inertial values were found, which will be overwritten.",
@@ -214,8 +218,6 @@ def _compute(link: Link, result: LinkInertia, static: bool | None, force: bool,
         c_where = _where(collision, where)
         c_element = collision.element_path()
         density, is_default = collision_density(collision, inertial)
-        if is_default:
-            defaulted.append(collision.name)
         params = collision.auto_inertia_params
         if params is None and inertial is not None:
             params = inertial.auto_inertia_params
@@ -233,6 +235,8 @@ def _compute(link: Link, result: LinkInertia, static: bool | None, force: bool,
             failed = True
             continue
         parts.append(CollisionPart(collision.name, density, mp, X_LC))
+        if is_default:
+            defaulted.append(collision.name)
     if defaulted and explicit_mass is None:
         names = ", ".join(defaulted)
         diags.warning(Code.ELEMENT_MISSING,

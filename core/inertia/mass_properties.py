@@ -37,11 +37,13 @@ def _as_tensor(I: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class MassProperties:
     """Mass ``mass`` [kg], centre of mass ``com`` (3,) [m] and central tensor ``inertia``
-    (3, 3) [kg m^2], all in one frame's axes."""
+    (3, 3) [kg m^2], all in one frame's axes.  ``approximate`` marks values that come
+    from an approximation (the voxel method); it survives every operation below."""
 
     mass: float
     com: np.ndarray
     inertia: np.ndarray
+    approximate: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mass", float(self.mass))
@@ -95,24 +97,25 @@ class MassProperties:
                 "ixy": self.ixy, "ixz": self.ixz, "iyz": self.iyz}
 
     def to_json(self) -> dict:
-        return {**self.values(), "com": [float(v) for v in self.com]}
+        return {**self.values(), "com": [float(v) for v in self.com],
+                "approximate": self.approximate}
 
     # -- algebra ------------------------------------------------------------------------
     def expressed_in(self, X_AB: Pose) -> "MassProperties":
         """These properties (given in frame B) expressed in frame A."""
         R = X_AB.rotation_matrix()
         com = R @ self.com + np.asarray(X_AB.p)
-        return MassProperties(self.mass, com, R @ self.inertia @ R.T)
+        return MassProperties(self.mass, com, R @ self.inertia @ R.T, self.approximate)
 
     def with_mass(self, mass: float) -> "MassProperties":
         """Same shape and COM, tensor rescaled to ``mass`` (keeps density ratios)."""
         if self.mass == 0.0:
             raise ValueError("cannot rescale zero mass")
         k = float(mass) / self.mass
-        return MassProperties(mass, self.com, self.inertia * k)
+        return MassProperties(mass, self.com, self.inertia * k, self.approximate)
 
     def scaled_density(self, factor: float) -> "MassProperties":
-        return MassProperties(self.mass * factor, self.com, self.inertia * factor)
+        return MassProperties(self.mass * factor, self.com, self.inertia * factor, self.approximate)
 
     def inertia_about(self, point: Sequence[float]) -> np.ndarray:
         """Tensor about ``point`` (same axes), by the parallel-axis theorem."""
@@ -171,7 +174,7 @@ def combine(parts: Iterable[MassProperties]) -> MassProperties:
     d = c - com
     md = m[:, None] * d
     J = I.sum(axis=0) + float((md * d).sum()) * _E3 - md.T @ d
-    return MassProperties(M, com, J)
+    return MassProperties(M, com, J, any(p.approximate for p in parts))
 
 
 def principal_axes(I: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

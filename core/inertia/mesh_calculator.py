@@ -71,7 +71,7 @@ class _Entry:
 class MeshCache:
     """LRU cache of loaded mesh files and their analyses (thread-safe)."""
 
-    def __init__(self, max_files: int = 32) -> None:
+    def __init__(self, max_files: int = 16) -> None:
         self.max_files = max_files
         self._files: OrderedDict[tuple, _Entry] = OrderedDict()
         self._lock = threading.RLock()

@@ -1,0 +1,141 @@
+"""``snapframe inertia FILE [--json] [--write OUT]``.
+
+Walks the document's frame-graph scopes, so links inside includes get their scoped names
+(``robot::arm::link``), ``//include/static`` overrides are honoured, and a collision pose
+written relative to another frame of the model is resolved in the model's own scope.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from ..diagnostics import Diagnostics
+from ..frames.scope import Scope, Unresolved
+from ..model import Collision, Link
+from ..model.names import SEP
+from ..pose import IDENTITY, Pose
+from .link import apply_to_inertial, compute_link_inertia
+from .validate import check_inertial
+
+__all__ = ["link_inertials", "run"]
+
+
+def _round(values, digits: int = 12) -> list[float]:
+    return [(round(v, digits) + 0.0) for v in values]
+
+
+def _entry(mass: float, X_LC: Pose, tensor: tuple[float, ...]) -> dict:
+    ixx, iyy, izz, ixy, ixz, iyz = tensor
+    return {"mass": mass, "pose": _round(X_LC.xyz_quat()), "ixx": ixx, "iyy": iyy, "izz": izz,
+            "ixy": ixy, "ixz": ixz, "iyz": iyz}
+
+
+def _collision_resolver(scope: Scope, link: Link):
+    def resolve(collision: Collision) -> Pose | None:
+        spec = collision.pose
+        if spec.relative_to in ("", link.name):
+            return spec.value
+        try:
+            return scope.pose_of(link.name).inverse() @ scope.pose_of(spec.relative_to) @ spec.value
+        except Unresolved:
+            return None
+    return resolve
+
+
+def link_inertials(document, diagnostics: Diagnostics, *, write: bool = False) -> dict[str, dict]:
+    """``{scoped link name: {"mass", "pose", "ixx", ...}}`` for every link at every depth.
+
+    Links with ``//inertial/@auto`` are computed; others are reported as written (the
+    SDFormat default, mass 1 and a unit tensor, when there is no ``<inertial>``) and
+    checked.  With ``write``, computed values are stored into the document's own links
+    (links of included files are left alone: they belong to other files).
+    """
+    out: dict[str, dict] = {}
+    graph = document.frames
+    if graph.root is None:
+        return out
+    own = {n.id for n in document.nodes()}
+    cache: dict[tuple[int, bool], dict | None] = {}
+
+    def visit(scope: Scope, prefix: str) -> None:
+        for v in scope.vertices.values():
+            if v.kind == "link":
+                link: Link = v.node  # type: ignore[assignment]
+                key = (link.id, scope.static)
+                if key not in cache:
+                    cache[key] = _one_link(scope, link, diagnostics,
+                                           write=write and link.id in own)
+                if cache[key] is not None:
+                    out[prefix + v.name] = cache[key]
+            elif v.nested is not None:
+                visit(v.nested, prefix + v.name + SEP)
+
+    root = graph.root
+    visit(root, root.name + SEP if root.kind == "model" else "")
+    return out
+
+
+def _one_link(scope: Scope, link: Link, diagnostics: Diagnostics, *, write: bool) -> dict | None:
+    inertial = link.inertial
+    if inertial is None:
+        return _entry(1.0, IDENTITY, (1.0, 1.0, 1.0, 0.0, 0.0, 0.0))
+    if inertial.auto:
+        result = compute_link_inertia(link, static=scope.static,
+                                      resolve_pose=_collision_resolver(scope, link),
+                                      diagnostics=diagnostics)
+        mp = result.mass_properties
+        if mp is None:
+            return None  # static, or failed (the diagnostics say which)
+        if write:
+            apply_to_inertial(inertial, mp)
+            inertial.dirty = True
+        com = tuple(float(c) for c in mp.com)
+        return _entry(float(mp.mass), Pose(p=com),
+                      tuple(float(x) for x in (mp.ixx, mp.iyy, mp.izz, mp.ixy, mp.ixz, mp.iyz)))
+    check_inertial(link, diagnostics=diagnostics)
+    mass = 1.0 if inertial.mass is None else inertial.mass
+    return _entry(mass, inertial.pose.value, (inertial.ixx, inertial.iyy, inertial.izz,
+                                              inertial.ixy, inertial.ixz, inertial.iyz))
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import _errors_json, _load, _print_diagnostics
+    doc = _load(args.file, getattr(args, "path", []))
+    diagnostics = Diagnostics()
+    diagnostics.extend(doc.diagnostics)
+    links = link_inertials(doc, diagnostics, write=bool(args.write)) if doc.root else {}
+    errors = _errors_json(diagnostics.items)
+    if args.write:
+        if doc.diagnostics.has_errors() or doc.format != "sdformat":
+            _print_diagnostics(diagnostics.errors, sys.stderr)
+            print(f"snapframe inertia: not writing {args.write}: "
+                  + ("the input has errors" if doc.diagnostics.has_errors()
+                     else "--write needs an SDFormat input"), file=sys.stderr)
+            return 1
+        from ..formats import registry
+        descriptor = registry.for_path(args.write, capability="write")
+        if descriptor is None or descriptor.name != "sdformat":
+            print(f"snapframe inertia: --write needs a .sdf output, got '{args.write}'",
+                  file=sys.stderr)
+            return 2
+        registry.implementation(descriptor).write(doc, Path(args.write))
+    if args.json:
+        sys.stdout.write(json.dumps({"errors": errors, "links": links}) + "\n")
+    elif not args.write:
+        _print_diagnostics(diagnostics.items, sys.stderr)
+        width = max((len(n) for n in links), default=4)
+        print(f"{'link':<{width}}  {'mass':>10}  {'com x':>9} {'com y':>9} {'com z':>9}  "
+              f"{'ixx':>10} {'iyy':>10} {'izz':>10} {'ixy':>10} {'ixz':>10} {'iyz':>10}")
+        for name, e in links.items():
+            x, y, z = e["pose"][:3]
+            print(f"{name:<{width}}  {e['mass']:>10.5g}  {x:>9.4g} {y:>9.4g} {z:>9.4g}  "
+                  + " ".join(f"{e[k]:>10.4g}" for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")))
+    return 1 if errors else 0
+
+
+def _finite(values) -> bool:
+    return all(math.isfinite(v) for v in values)

@@ -1,0 +1,150 @@
+"""Shared types and helpers of the mesh loaders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+__all__ = ["MeshLoadError", "Submesh", "Mesh", "fan_triangulate", "compact", "transform_points",
+           "make_submesh"]
+
+
+class MeshLoadError(Exception):
+    """A mesh file could not be read; the message starts with the file path."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = str(path)
+        self.reason = reason
+
+
+@dataclass
+class Submesh:
+    """One named part: ``vertices`` (n, 3) float64 [m], ``faces`` (m, 3) int64 indices.
+
+    ``aliases`` are other names the part answers to in ``//mesh/submesh/name`` (e.g. a
+    COLLADA geometry id or the name of the node that instances it).
+    """
+
+    name: str
+    vertices: np.ndarray
+    faces: np.ndarray
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.vertices = np.ascontiguousarray(self.vertices, dtype=np.float64).reshape(-1, 3)
+        self.faces = np.ascontiguousarray(self.faces, dtype=np.int64).reshape(-1, 3)
+
+    def matches(self, name: str) -> bool:
+        return name == self.name or name in self.aliases
+
+
+@dataclass
+class Mesh:
+    """A loaded mesh file: its submeshes in file order."""
+
+    path: str
+    submeshes: list[Submesh] = field(default_factory=list)
+
+    def submesh(self, name: str) -> Submesh | None:
+        for s in self.submeshes:
+            if s.matches(name):
+                return s
+        return None
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.submeshes]
+
+    def merged(self) -> Submesh:
+        """All submeshes as one vertex/face set (vertices are not welded)."""
+        if len(self.submeshes) == 1:
+            return self.submeshes[0]
+        offsets = np.cumsum([0] + [len(s.vertices) for s in self.submeshes[:-1]])
+        if not self.submeshes:
+            return Submesh(Path(self.path).stem, np.zeros((0, 3)), np.zeros((0, 3), np.int64))
+        V = np.concatenate([s.vertices for s in self.submeshes])
+        F = np.concatenate([s.faces + o for s, o in zip(self.submeshes, offsets)])
+        return Submesh(Path(self.path).stem, V, F)
+
+    @property
+    def triangle_count(self) -> int:
+        return sum(len(s.faces) for s in self.submeshes)
+
+
+def fan_triangulate(indices: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Triangles (k, 3) from polygons given as flat ``indices`` and per-polygon ``counts``.
+
+    Polygon (a, b, c, d, ...) becomes (a, b, c), (a, c, d), ...; polygons with fewer than
+    three corners are dropped.  Fully vectorised.
+    """
+    indices = np.asarray(indices, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.sum() != len(indices):
+        raise ValueError(f"polygon sizes add up to {int(counts.sum())} but there are "
+                         f"{len(indices)} indices")
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    ntri = np.maximum(counts - 2, 0)
+    if ntri.sum() == 0:
+        return np.zeros((0, 3), np.int64)
+    poly = np.repeat(np.arange(len(counts)), ntri)
+    first = starts[poly]
+    # Position of each triangle within its polygon: 0, 1, ..., count-3.
+    k = np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri)
+    return np.stack([indices[first], indices[first + k + 1], indices[first + k + 2]], axis=1)
+
+
+def compact(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep only the vertices ``faces`` use, re-indexed in order of first index value."""
+    if len(faces) == 0:
+        return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+    used, inverse = np.unique(faces, return_inverse=True)
+    return vertices[used], inverse.reshape(faces.shape)
+
+
+def transform_points(T: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Apply a 4x4 affine transform to (n, 3) points."""
+    return points @ T[:3, :3].T + T[:3, 3]
+
+
+def make_submesh(path: str | Path, name: str, vertices: np.ndarray, faces: np.ndarray,
+                 aliases: Sequence[str] = (), transform: np.ndarray | None = None) -> Submesh:
+    """Validate and build a submesh; a mirroring ``transform`` also flips the winding so
+    the faces keep pointing outwards."""
+    vertices = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
+    faces = np.asarray(faces, dtype=np.int64).reshape(-1, 3)
+    if len(faces):
+        lo, hi = int(faces.min()), int(faces.max())
+        if lo < 0 or hi >= len(vertices):
+            raise MeshLoadError(path, f"submesh '{name}': vertex index {lo if lo < 0 else hi} "
+                                      f"out of range (0..{len(vertices) - 1})")
+    if not np.isfinite(vertices).all():
+        raise MeshLoadError(path, f"submesh '{name}': non-finite vertex coordinates")
+    if transform is not None:
+        vertices = transform_points(transform, vertices)
+        if np.linalg.det(transform[:3, :3]) < 0.0:
+            faces = faces[:, ::-1]
+    aliases = tuple(a for a in dict.fromkeys(aliases) if a and a != name)
+    return Submesh(name, vertices, faces, aliases)
+
+
+def unique_names(names: Iterable[str]) -> list[str]:
+    """Make names unique by suffixing repeats with ``_1``, ``_2``, ..."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        if n in seen:
+            seen[n] += 1
+            candidate = f"{n}_{seen[n]}"
+            while candidate in seen:
+                seen[n] += 1
+                candidate = f"{n}_{seen[n]}"
+            seen[candidate] = 0
+            out.append(candidate)
+        else:
+            seen[n] = 0
+            out.append(n)
+    return out
