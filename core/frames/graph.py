@@ -215,6 +215,7 @@ class _Checker:
         if id(scope) in self.seen:
             return  # an included file checked once, however often it is included
         self.seen.add(id(scope))
+        self.merges(scope)
         self.names(scope)
         if scope.kind == "model":
             self.model_links(scope)
@@ -230,6 +231,17 @@ class _Checker:
         for v in scope.vertices.values():
             if v.nested is not None:
                 self.scope(v.nested)
+
+    def merges(self, scope: Scope) -> None:
+        for inc in getattr(scope.owner, "entities", []):
+            if not isinstance(inc, Include) or not inc.merge or inc.model is None:
+                continue
+            if inc.format and inc.format != "sdformat":
+                self.err(Code.MERGE_INCLUDE_UNSUPPORTED, "Custom parser does not support "
+                         f"merge-include (format [{inc.format}], uri [{inc.uri}])", inc)
+            elif scope.kind == "world" and inc.model.links:
+                self.err(Code.MERGE_INCLUDE_UNSUPPORTED, "Merge-include for <world> does not "
+                         "support element of type link in included model", inc)
 
     def where_text(self, scope: Scope) -> str:
         return f"{scope.kind} with name[{scope.name}]"

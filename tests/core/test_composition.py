@@ -179,3 +179,24 @@ def test_explain_lists_each_transform(load_text):
     lines = doc.frames.explain("m::b")
     assert len(lines) == 3 and "relative_to" in lines[0] and "(1 1 0" in lines[0]
     assert "attached_to" in lines[1] and "scope frame" in lines[2]
+
+
+def test_world_merge_include(load_text):
+    holder = """<sdf version="1.10"><model name="holder">
+        <model name="M1"><link name="L"/></model>
+        <frame name="F1"><pose>0 1 0 0 0 0</pose></frame></model></sdf>"""
+    doc = load_text("""<sdf version="1.10"><world name="w">
+          <include merge="true"><uri>holder.sdf</uri><pose>100 0 0 0 0 0</pose></include>
+        </world></sdf>""", files={"holder.sdf": holder})
+    assert codes(doc) == []
+    P = poses(doc)
+    # The proxy carries the include pose; M1 and F1 join the world relative to it.
+    assert close(P["_merged__holder__model__"], 100, 0, 0)
+    assert close(P["M1"], 100, 0, 0) and close(P["F1"], 100, 1, 0)
+
+
+def test_world_merge_include_rejects_top_level_links(load_text):
+    doc = load_text("""<sdf version="1.10"><world name="w">
+          <include merge="true"><uri>vehicle.sdf</uri></include></world></sdf>""",
+                    files={"vehicle.sdf": VEHICLE})
+    assert codes(doc) == ["MERGE_INCLUDE_UNSUPPORTED"]
