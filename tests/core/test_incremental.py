@@ -96,3 +96,39 @@ def test_changing_relative_to_re_resolves_against_the_new_frame(load_text):
     assert P["r2"].almost_equal(P["r1::tool"] @ Pose.from_xyz_rpy(0, 0, 1), 1e-12)
     doc.commands.undo()
     assert world_poses(doc)["r2"].p == (0.0, 5.0, 0.0)
+
+
+def test_add_and_remove_include_with_undo(load_text, tmp_path):
+    from snapframe.core.model.edits import AddInclude, RemoveNode
+    doc = load_text("""<sdf version="1.8"><world name="w">
+          <frame name="table"><pose>0 0 1 0 0 0</pose></frame></world></sdf>""",
+                    files={"robot.sdf": ROBOT})
+    events = []
+    doc.changed.connect(events.append)
+    add = AddInclude(doc, doc.root, "robot.sdf", name="r", pose=Pose(),
+                     relative_to="table", placement_frame="base")
+    doc.commands.push(add)
+    assert world_poses(doc)["r::tool"].p == (0.0, 0.0, 2.5)
+    assert events[-1].kind == "added"
+    doc.commands.push(RemoveNode(doc, add.include))
+    assert "r" not in world_poses(doc)
+    doc.commands.undo()
+    assert world_poses(doc)["r::tip"].p == (0.0, 0.0, 2.0)
+    doc.commands.undo()
+    doc.commands.undo()
+    assert set(world_poses(doc)) == {"table"}
+    doc.commands.redo()
+    assert "r::base" in world_poses(doc)
+
+
+def test_frames_and_joints_added_by_an_include(load_text):
+    doc = load_text("""<sdf version="1.8"><model name="cell"><link name="floor"/>
+          <include><uri>robot.sdf</uri><name>r</name>
+            <frame name="camera" attached_to="tip"><pose relative_to="tip">0 0 0.1 0 0 0</pose></frame>
+          </include>
+          <joint name="mount" type="fixed"><parent>floor</parent><child>r::base</child></joint>
+        </model></sdf>""", files={"robot.sdf": ROBOT})
+    assert not doc.diagnostics.errors
+    P = world_poses(doc)
+    # The added frame lives in the included model's scope, next to the model's own frames.
+    assert P["cell::r::camera"].p == (0.0, 0.0, 1.1)
