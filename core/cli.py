@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from .diagnostics import Diagnostic
 
-__all__ = ["main", "frames_json"]
+__all__ = ["main", "frames_json", "json_numbers"]
 
 EXIT_OK, EXIT_INPUT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -30,12 +30,9 @@ def _errors_json(diagnostics: Sequence[Diagnostic]) -> list[dict]:
             for d in diagnostics if d.is_error]
 
 
-def _round(values: Sequence[float], digits: int = 12) -> list[float]:
-    out = []
-    for v in values:
-        r = round(v, digits)
-        out.append(0.0 if r == 0 else r)
-    return out
+def json_numbers(values: Sequence[float], digits: int = 12) -> list[float]:
+    """Round for JSON output: 12 digits, and no negative zeros (``-1e-17`` prints as 0.0)."""
+    return [round(v, digits) + 0.0 for v in values]
 
 
 def frames_json(document) -> dict:
@@ -43,7 +40,7 @@ def frames_json(document) -> dict:
     frames = {}
     if document.root is not None:
         for info in document.frames.frames():
-            frames[info.name] = {"kind": info.kind, "pose": _round(info.pose.xyz_quat())}
+            frames[info.name] = {"kind": info.kind, "pose": json_numbers(info.pose.xyz_quat())}
     return {"errors": _errors_json(document.diagnostics.items), "frames": frames}
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -24,13 +23,10 @@ from .validate import check_inertial
 __all__ = ["link_inertials", "run"]
 
 
-def _round(values, digits: int = 12) -> list[float]:
-    return [(round(v, digits) + 0.0) for v in values]
-
-
 def _entry(mass: float, X_LC: Pose, tensor: tuple[float, ...]) -> dict:
     ixx, iyy, izz, ixy, ixz, iyz = tensor
-    return {"mass": mass, "pose": _round(X_LC.xyz_quat()), "ixx": ixx, "iyy": iyy, "izz": izz,
+    from ..cli import json_numbers
+    return {"mass": mass, "pose": json_numbers(X_LC.xyz_quat()), "ixx": ixx, "iyy": iyy, "izz": izz,
             "ixy": ixy, "ixz": ixz, "iyz": iyz}
 
 
@@ -135,7 +131,3 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:<{width}}  {e['mass']:>10.5g}  {x:>9.4g} {y:>9.4g} {z:>9.4g}  "
                   + " ".join(f"{e[k]:>10.4g}" for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")))
     return 1 if errors else 0
-
-
-def _finite(values) -> bool:
-    return all(math.isfinite(v) for v in values)

@@ -32,12 +32,7 @@ from .snap_input import assemble
 __all__ = ["snap_command", "check", "check_file", "run", "locate"]
 
 
-def _round(values: Iterable[float], digits: int = 12) -> list[float]:
-    out = []
-    for v in values:
-        r = round(v, digits)
-        out.append(0.0 if r == 0 else r)
-    return out
+from snapframe.core.cli import json_numbers as _round
 
 
 def _record(code: str, message: str, file: str, line: int) -> dict:
