@@ -134,7 +134,6 @@ def _plugin_command(name: str) -> Callable[[argparse.Namespace], int]:
         module_name, func = {
             "inertia": ("snapframe.core.inertia.cli", "run"),
             "snap": ("snapframe.plugins.openplx.cli", "run"),
-            "render": ("snapframe.editor.render", "run"),
         }[name]
         try:
             module = importlib.import_module(module_name)
@@ -148,8 +147,8 @@ def _plugin_command(name: str) -> Callable[[argparse.Namespace], int]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="snapframe",
-        description="Assemble robots and mechanisms from SDFormat, URDF, OpenPLX and mirabuf "
-                    "files: check them, resolve every frame, compute inertia, run SNAP, convert.",
+        description="Assemble robots and mechanisms from SDFormat, URDF and OpenPLX files: "
+                    "check them, resolve every frame, compute inertia, run SNAP, convert.",
         epilog="Exit codes: 0 success, 1 the input has errors, 2 usage error.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -205,11 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--flatten", action="store_true",
                    help="SDFormat output: replace includes by the models they name")
     search(p)
-
-    p = add("render", "Render a file to a PNG image (needs the editor's dependencies).",
-            _plugin_command("render"))
-    p.add_argument("file")
-    p.add_argument("output", help="PNG file to write")
     return parser
 
 

@@ -30,5 +30,5 @@ def test_console_script_help_documents_every_command():
     out = subprocess.run([sys.executable, "-m", "snapframe.core.cli", "--help"],
                          capture_output=True, text=True)
     assert out.returncode == 0
-    for command in ("check", "frames", "graph", "inertia", "snap", "convert", "render"):
+    for command in ("check", "frames", "graph", "inertia", "snap", "convert"):
         assert command in out.stdout

@@ -95,6 +95,7 @@ class Scope:
     _tail: dict[str, Pose] = field(default_factory=dict, repr=False)
     _table: list | None = field(default=None, repr=False)
     _base: dict[str, str] = field(default_factory=dict, repr=False)
+    _head: dict[str, str] = field(default_factory=dict, repr=False)
     _deps: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _visiting: list[str] = field(default_factory=list, repr=False)
 
@@ -207,14 +208,26 @@ class Scope:
         return base
 
     def resolve_all(self) -> None:
-        """Resolve every vertex of this scope (what a view does after an edit)."""
-        X, chain = self._X, self._resolve_chain
+        """Resolve every vertex of this scope (what a view does after an edit).
+
+        Fast path: a vertex whose tail is cached and whose head is already resolved costs
+        one composition; vertices come in document order, which is usually dependency order.
+        """
+        X, tails, heads, frame = self._X, self._tail, self._head, self.frame_name
         for name, v in self.vertices.items():
-            if name not in X:
-                try:
-                    chain(v)
-                except Unresolved:
-                    pass
+            if name in X:
+                continue
+            tail = tails.get(name)
+            if tail is not None:
+                head = heads[name]
+                X_S_head = IDENTITY if head == frame else X.get(head)
+                if X_S_head is not None:
+                    X[name] = X_S_head @ tail
+                    continue
+            try:
+                self._resolve_chain(v)
+            except Unresolved:
+                pass
 
     def pose_of(self, name: str) -> Pose:
         """``X_S_name``: the frame ``name`` in this scope's frame.  Raises :class:`Unresolved`."""
@@ -278,6 +291,7 @@ class Scope:
                     deps.add(v.name)
             # X_S_v = X_S_head @ tail, where tail = X_head_rest @ <pose> [@ X_MPf^-1] does not
             # change when head moves: cache it so a cascade costs one composition per vertex.
+            self._head[v.name] = head
             tail = self._tail.get(v.name)
             if tail is None:
                 tail = v.pose.value
@@ -314,21 +328,28 @@ class Scope:
         Dependents keep their cached tail (their own pose relative to what they depend on),
         so a cascade is one composition per vertex.  ``inside_changed`` says a frame inside
         the nested model ``name`` changed: then tails that reach into it are stale too.
+        Dependency sets are kept: they change only when a vertex's base changes, and a
+        stale entry only makes invalidation more conservative.
         """
-        gone: set[str] = set()
-        stack = [name]
+        X, deps = self._X, self._deps
         self._tail.pop(name, None)
         self._base.pop(name, None)
+        self._head.pop(name, None)
+        gone: set[str] = set()
+        stack = [name]
         while stack:
             n = stack.pop()
             if n in gone:
                 continue
             gone.add(n)
-            self._X.pop(n, None)
+            # A vertex that was not resolved has no resolved dependents either.
+            if X.pop(n, None) is None and n != name:
+                continue
             if inside_changed:
                 self._tail.pop(n, None)
                 self._base.pop(n, None)
-            stack.extend(self._deps.pop(n, ()))
+                self._head.pop(n, None)
+            stack.extend(deps.get(n, ()))
         self._X_inv.clear()
         self._table = None
         if self.parent is not None:
@@ -358,6 +379,7 @@ class Scope:
     def clear(self) -> None:
         self._table = None
         self._base.clear()
+        self._head.clear()
         self._tail.clear()
         self._X.clear()
         self._X_inv.clear()
