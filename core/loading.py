@@ -37,6 +37,9 @@ ENV_SEARCH_VARIABLES = ("SDF_PATH", "GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE
 SUPPORTED_SDF_VERSIONS = ("1.0", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10",
                           "1.11", "1.12")
 _SDF_SUFFIXES = (".sdf", ".world")
+#: Includes nested deeper than this are refused (a real assembly is a handful deep; this
+#: keeps a pathological chain of files from exhausting the interpreter's stack).
+MAX_INCLUDE_DEPTH = 100
 
 
 def _version_key(v: str) -> tuple[int, ...]:
@@ -174,6 +177,11 @@ class LoadContext:
         if path_key in self._stack:
             chain = " -> ".join([*self._stack[self._stack.index(path_key):], path_key])
             diagnostics.error(Code.INCLUDE_CYCLE, f"Include cycle detected: {chain}", where, element)
+            return
+        if len(self._stack) >= MAX_INCLUDE_DEPTH:
+            diagnostics.error(Code.FILE_READ, f"Includes are nested more than {MAX_INCLUDE_DEPTH} "
+                              f"levels deep at [{include.uri}]; not following further", where,
+                              element)
             return
 
         nested = NestedInclude(

@@ -185,6 +185,12 @@ class FrameGraph:
         return changed
 
 
+def _cycle_text(cycle: tuple[str, ...], most: int = 8) -> str:
+    if len(cycle) <= most:
+        return " -> ".join((*cycle, cycle[0]))
+    return " -> ".join(cycle[:most]) + f" -> ... ({len(cycle)} frames in all) -> {cycle[0]}"
+
+
 def _fmt(X: Pose) -> str:
     x, y, z, r, p, w = (v + 0.0 if abs(v) > 1e-12 else 0.0 for v in X.xyz_rpy())
     return f"({x:.6g} {y:.6g} {z:.6g} | rpy {r:.6g} {p:.6g} {w:.6g})"
@@ -202,6 +208,7 @@ class _Checker:
         self.diag = diagnostics
         self.seen: set[int] = set()
         self.cycles: set[tuple[int, str, frozenset]] = set()
+        self.reported: dict[int, Unresolved] = {}
         try:
             major, minor = (int(p) for p in version.split(".")[:2])
             self.vt = (major, minor)
@@ -304,14 +311,18 @@ class _Checker:
         try:
             scope.body_of(v.name)
         except Unresolved as exc:
-            if exc.cycle and self.first_report(scope, "attached_to", exc.cycle):
+            if exc.cycle and self.first_report(scope, "attached_to", exc):
                 self.err(Code.FRAME_ATTACHED_TO_CYCLE, "FrameAttachedToGraph cycle detected, "
                          f"already visited vertex [{scope.name}::{v.name}] (cycle: "
-                         f"{' -> '.join((*exc.cycle, exc.cycle[0]))}).", v.node)
+                         f"{_cycle_text(exc.cycle)}).", v.node)
 
-    def first_report(self, scope: Scope, graph: str, cycle: tuple[str, ...]) -> bool:
-        """A cycle is one root cause: report it at the first member checked, once."""
-        key = (id(scope), graph, frozenset(cycle))
+    def first_report(self, scope: Scope, graph: str, exc: Unresolved) -> bool:
+        """A cycle is one root cause: report it at the first member checked, once.  Every
+        member of a chain shares one memoised failure, so the failure object is the key."""
+        if id(exc) in self.reported:
+            return False
+        self.reported[id(exc)] = exc  # keep it alive so its id is not reused
+        key = (id(scope), graph, frozenset(exc.cycle))
         if key in self.cycles:
             return False
         self.cycles.add(key)
@@ -386,7 +397,7 @@ class _Checker:
         try:
             scope.pose_of(v.name)
         except Unresolved as exc:
-            if not exc.cycle:
+            if not exc.cycle or not self.first_report(scope, "relative_to", exc):
                 return
             # A relative_to cycle made only of frames that default to their attached_to is
             # the attached_to cycle seen again: already reported, so not a root cause.
@@ -394,10 +405,10 @@ class _Checker:
                 (w := scope.vertices.get(n)) is not None and w.kind == "frame"
                 and not w.pose.relative_to and w.node.attached_to  # type: ignore[attr-defined]
                 for n in exc.cycle)
-            if not derived and self.first_report(scope, "relative_to", exc.cycle):
+            if not derived:
                 self.err(Code.POSE_RELATIVE_TO_CYCLE, "PoseRelativeToGraph cycle detected, already "
                          f"visited vertex [{scope.name}::{v.name}] (cycle: "
-                         f"{' -> '.join((*exc.cycle, exc.cycle[0]))}).", v.node, where)
+                         f"{_cycle_text(exc.cycle)}).", v.node, where)
 
     def placement(self, scope: Scope, v: Vertex) -> None:
         if not v.placement_frame or v.nested is None:

@@ -96,6 +96,12 @@ class Scope:
     _table: list | None = field(default=None, repr=False)
     _base: dict[str, str] = field(default_factory=dict, repr=False)
     _head: dict[str, str] = field(default_factory=dict, repr=False)
+    #: vertex -> attached body; attachments change only with structural edits (which rebuild).
+    _body: dict[str, str] = field(default_factory=dict, repr=False)
+    #: Why a vertex cannot be resolved, memoised for the whole chain that led there, so a
+    #: cycle of thousands of frames is walked once, not once per frame.
+    _pose_fail: dict[str, Unresolved] = field(default_factory=dict, repr=False)
+    _body_fail: dict[str, Unresolved] = field(default_factory=dict, repr=False)
     _deps: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _visiting: list[str] = field(default_factory=list, repr=False)
 
@@ -253,22 +259,33 @@ class Scope:
     def _resolve_chain(self, v: Vertex) -> Pose:
         """Resolve ``v`` after the vertices it depends on, without deep recursion: a chain
         of a thousand includes, each placed on the previous one, is a thousand-step loop."""
+        failed = self._pose_fail.get(v.name)
+        if failed is not None:
+            raise failed
         chain = [v]
         on_chain = {v.name: 0}
-        while True:
-            head = self.base_of(chain[-1]).partition(SEP)[0]
-            if head in on_chain:
-                cycle = tuple(w.name for w in chain[on_chain[head]:])
-                raise Unresolved(f"relative_to cycle through {' -> '.join(cycle)}", cycle)
-            dep = self.vertices.get(head)
-            if dep is None or head in self._X:
-                break  # resolved already, or missing (reported by the checks)
-            on_chain[head] = len(chain)
-            chain.append(dep)
-        X = IDENTITY
-        for w in reversed(chain):
-            X = self._X.get(w.name) or self._resolve(w)
-        return X
+        try:
+            while True:
+                head = self.base_of(chain[-1]).partition(SEP)[0]
+                if head in on_chain:
+                    cycle = tuple(w.name for w in chain[on_chain[head]:])
+                    raise Unresolved(f"relative_to cycle through {' -> '.join(cycle)}", cycle)
+                failed = self._pose_fail.get(head)
+                if failed is not None:
+                    raise failed
+                dep = self.vertices.get(head)
+                if dep is None or head in self._X:
+                    break  # resolved already, or missing (reported by the checks)
+                on_chain[head] = len(chain)
+                chain.append(dep)
+            X = IDENTITY
+            for w in reversed(chain):
+                X = self._X.get(w.name) or self._resolve(w)
+            return X
+        except Unresolved as exc:
+            for w in chain:
+                self._pose_fail[w.name] = exc
+            raise
 
     def _resolve(self, v: Vertex) -> Pose:
         if v.name in self._visiting:
@@ -351,6 +368,7 @@ class Scope:
                 self._head.pop(n, None)
             stack.extend(deps.get(n, ()))
         self._X_inv.clear()
+        self._pose_fail.clear()
         self._table = None
         if self.parent is not None:
             self.parent.invalidate(self.parent_vertex, inside_changed=True)
@@ -377,6 +395,9 @@ class Scope:
         return self._table
 
     def clear(self) -> None:
+        self._pose_fail.clear()
+        self._body_fail.clear()
+        self._body.clear()
         self._table = None
         self._base.clear()
         self._head.clear()
@@ -386,41 +407,72 @@ class Scope:
         self._deps.clear()
 
     # -- attachment ---------------------------------------------------------------
-    def body_of(self, name: str, _seen: tuple[str, ...] = ()) -> str:
+    def body_of(self, name: str) -> str:
         """The link (scoped below this scope) that frame ``name`` is attached to.
 
         A static model's frame resolves to ``<scope>::__model__`` relative names
         (``__model__`` here); ``world`` for the world scope frame.  Raises :class:`Unresolved`.
+        Iterative and memoised: a chain of thousands of frames attached one to the next is
+        one pass, and checking every frame of it stays linear.
         """
-        if name == self.frame_name:
-            return self._model_frame_body(_seen)
-        head, rest = split_first(name)
-        v = self.vertices.get(head)
-        if v is None:
-            raise Unresolved(f"no frame [{head}] in {self.kind} [{self.name}]")
-        if rest and rest != MODEL_FRAME:
-            if v.nested is None:
-                raise Unresolved(f"[{head}] is not a model")
-            return head + SEP + v.nested.body_of(rest)
-        if v.name in _seen:
-            cycle = _seen[_seen.index(v.name):]
-            raise Unresolved(f"attached_to cycle through {' -> '.join(cycle)}", cycle)
-        seen = (*_seen, v.name)
-        if v.kind == "link":
-            return v.name
-        if v.kind == "frame":
-            target = v.node.attached_to or self.frame_name  # type: ignore[attr-defined]
-            if target == v.name:
-                raise Unresolved(f"frame [{v.name}] is attached to itself", (v.name,))
-            return self.body_of(target, seen)
-        if v.kind == "joint":
-            child = v.node.child_name  # type: ignore[attr-defined]
-            if child == v.name:
-                raise Unresolved(f"joint [{v.name}] names itself as child", (v.name,))
-            return self.body_of(child, seen)
-        if v.nested is None:
-            raise Unresolved(f"model [{v.name}] was not loaded")
-        return head + SEP + v.nested.body_of(MODEL_FRAME)
+        chain: list[str] = []       # vertices of this scope walked, in order
+        try:
+            body = self._walk_body(name, chain)
+        except Unresolved as exc:
+            for n in chain:
+                self._body_fail[n] = exc
+            raise
+        for n in chain:
+            self._body[n] = body
+        return body
+
+    def _walk_body(self, name: str, chain: list[str]) -> str:
+        on_chain: dict[str, int] = {}
+        current = name
+        while True:
+            failed = self._body_fail.get(current)
+            if failed is not None:
+                raise failed
+            known = self._body.get(current)
+            if known is not None:
+                body = known
+                break
+            if current == self.frame_name:
+                body = self._model_frame_body(())
+                break
+            head, _, rest = current.partition(SEP)
+            v = self.vertices.get(head)
+            if v is None:
+                raise Unresolved(f"no frame [{head}] in {self.kind} [{self.name}]")
+            if rest and rest != MODEL_FRAME:
+                if v.nested is None:
+                    raise Unresolved(f"[{head}] is not a model")
+                body = head + SEP + v.nested.body_of(rest)  # depth bounded by model nesting
+                break
+            if head in on_chain:
+                cycle = tuple(chain[on_chain[head]:])
+                raise Unresolved(f"attached_to cycle through {' -> '.join(cycle)}", cycle)
+            on_chain[head] = len(chain)
+            chain.append(head)
+            if v.kind == "link":
+                body = v.name
+                break
+            if v.kind == "frame":
+                target = v.node.attached_to or self.frame_name  # type: ignore[attr-defined]
+                if target == v.name:
+                    raise Unresolved(f"frame [{v.name}] is attached to itself", (v.name,))
+                current = target
+            elif v.kind == "joint":
+                child = v.node.child_name  # type: ignore[attr-defined]
+                if child == v.name:
+                    raise Unresolved(f"joint [{v.name}] names itself as child", (v.name,))
+                current = child
+            else:
+                if v.nested is None:
+                    raise Unresolved(f"model [{v.name}] was not loaded")
+                body = head + SEP + v.nested.body_of(MODEL_FRAME)
+                break
+        return body
 
     def _model_frame_body(self, seen: tuple[str, ...]) -> str:
         if self.kind == "world":

@@ -105,3 +105,36 @@ def test_placement_frame_errors(load_text):
 def test_empty_sdf_is_reported(load_text):
     doc = load_text('<sdf version="1.8"></sdf>')
     assert codes(doc) == ["ELEMENT_MISSING"]
+
+
+def _frames(n: int, fmt: str) -> str:
+    return ('<sdf version="1.8"><model name="m"><link name="l"/>'
+            + "".join(fmt.format(i=i, j=(i + 1) % n, k=i - 1) for i in range(n)) + "</model></sdf>")
+
+
+def test_long_chains_and_cycles_neither_overflow_nor_cascade(load_text):
+    # 4000 frames, each attached to and posed relative to the previous one.
+    chain = _frames(4000, '<frame name="f{i}" attached_to="{prev}"><pose relative_to="{prev}">'
+                          '0 0 0.001 0 0 0</pose></frame>'.replace("{prev}", "f{k}"))
+    chain = chain.replace('attached_to="f-1"', 'attached_to="l"').replace('relative_to="f-1"',
+                                                                          'relative_to="l"')
+    doc = load_text(chain)
+    assert codes(doc) == []
+    assert abs(doc.frames.pose("m::f3999").p[2] - 4.0) < 1e-9
+    # One 4000-frame attached_to cycle, one 4000-frame relative_to cycle: one report each.
+    doc = load_text(_frames(4000, '<frame name="f{i}" attached_to="f{j}"/>'))
+    assert codes(doc) == ["FRAME_ATTACHED_TO_CYCLE"]
+    assert "(4000 frames in all)" in doc.diagnostics.errors[0].message
+    doc = load_text(_frames(4000, '<frame name="f{i}"><pose relative_to="f{j}"/></frame>'))
+    assert codes(doc) == ["POSE_RELATIVE_TO_CYCLE"]
+
+
+def test_include_chain_deeper_than_the_limit(load_text):
+    from snapframe.core.loading import MAX_INCLUDE_DEPTH
+    n = MAX_INCLUDE_DEPTH + 20
+    files = {f"i{i}.sdf": f'<sdf version="1.8"><model name="m{i}"><link name="l"/>'
+             + (f"<include><uri>i{i + 1}.sdf</uri></include>" if i < n else "")
+             + "</model></sdf>" for i in range(1, n + 1)}
+    doc = load_text('<sdf version="1.8"><model name="m0"><link name="l"/>'
+                    '<include><uri>i1.sdf</uri></include></model></sdf>', files=files)
+    assert codes(doc) == ["FILE_READ"] and "more than 100 levels" in doc.diagnostics.errors[0].message
