@@ -53,7 +53,13 @@ def read(path: str | Path, context=None, model_name: str | None = None) -> Docum
     # Evaluate every attribute first, so errors are reported where they are written
     # (a circular definition, an unknown name) rather than as what they break later.
     from .cli import check_file
-    doc.diagnostics.extend(check_file(file))
+    found = check_file(file)
+    syntax = [d for d in found if d.code == Code.PARSING_ERROR]
+    if syntax:
+        # A syntax error is the root cause; what fails to evaluate after it is noise.
+        doc.diagnostics.extend(syntax)
+        return doc
+    doc.diagnostics.extend(found)
     model, state = read_model(file, doc.diagnostics, model_name)
     doc.root = model
     if state is not None:

@@ -159,6 +159,10 @@ class Assembly:
 # -- collection ---------------------------------------------------------------------
 
 
+#: Systems nested deeper than this are not expanded (a guard against runaway nesting).
+MAX_SYSTEM_DEPTH = 64
+
+
 def collect(ev: Evaluator, root: Obj, details: bool = True) -> Assembly:
     """The Physics3D structure below ``root`` (a ``Physics3D.System`` instance).
 
@@ -184,6 +188,8 @@ class _Collector:
         self.connectors: list[ConnectorInfo] = []
         self.pending_mates: list[tuple[SystemInfo, Obj, str]] = []
         self.owner_objs: dict[str, Obj] = {}
+        #: Model types of the systems being expanded, outermost first.
+        self.expanding: list = []
 
     def problem(self, message: str, node: A.Node | None, severity: Severity = Severity.ERROR,
                 code: Code = Code.ELEMENT_INVALID) -> None:
@@ -211,8 +217,15 @@ class _Collector:
                           where=_where(parent.obj if parent else None, name, obj))
         self.systems.append(info)
         self.owner_objs[info.path] = obj
+        self.expanding.append(obj.type)
         for attr, value in self.members(obj, (T_SYSTEM, T_BODY, T_CONNECTOR, T_MATE)):
             if value.is_a(T_SYSTEM):
+                if value.type in self.expanding or len(self.expanding) > MAX_SYSTEM_DEPTH:
+                    # A system whose member is (a subtype chain back to) itself would nest
+                    # forever; report it where the member is declared.
+                    self.problem(f"system '{value.path}' contains itself (recursive model "
+                                 f"'{value.type.qname}'); not expanded", _decl_of(obj, attr))
+                    continue
                 info.systems.append(self.system(value, info, attr))
             elif value.is_a(T_BODY):
                 info.bodies.append(self.body(value, info, attr))
@@ -220,6 +233,7 @@ class _Collector:
                 info.connectors.append(self.connector(value, attr, info.path))
             elif value.is_a(T_MATE):
                 self.pending_mates.append((info, value, attr))
+        self.expanding.pop()
         ref = obj.try_get("reference_body") if obj.has("reference_body") else None
         if isinstance(ref, Obj):
             info.reference_body = ref.path

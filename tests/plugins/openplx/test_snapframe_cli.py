@@ -45,3 +45,18 @@ def test_convert_openplx_to_sdformat_and_back(tmp_path):
     assert run("convert", sdf, back)[0] == 0
     code, out, _ = run("snap", back, "--json")
     assert code == 0 and "Clock.face" in json.loads(out)["frames"]
+
+
+def test_syntax_error_is_the_only_report(tmp_path):
+    bad = tmp_path / "bad.openplx"
+    bad.write_text("Arm is Physics3D.System:\n    a is Real: 1\nB is Physics3D.System:\n")
+    code, out, _ = run("check", bad)
+    assert code == 1 and len(out.splitlines()) == 1 and "PARSING_ERROR" in out
+
+
+def test_a_system_that_contains_itself_is_reported_not_followed(tmp_path):
+    loop = tmp_path / "loop.openplx"
+    loop.write_text("Outer is Physics3D.System:\n    inner is Outer\n")
+    code, out, _ = run("check", loop)
+    assert code == 1
+    assert f"{loop}:2: error ELEMENT_INVALID: column 5: system 'Outer.inner' contains itself" in out
