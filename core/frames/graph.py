@@ -235,6 +235,8 @@ class _Checker:
             self.relative_to(scope, v)
             if v.kind == "model":
                 self.placement(scope, v)
+            elif v.kind == "link":
+                self.part_poses(scope, v)
         for v in scope.vertices.values():
             if v.nested is not None:
                 self.scope(v.nested)
@@ -246,6 +248,12 @@ class _Checker:
             if inc.format and inc.format != "sdformat":
                 self.err(Code.MERGE_INCLUDE_UNSUPPORTED, "Custom parser does not support "
                          f"merge-include (format [{inc.format}], uri [{inc.uri}])", inc)
+                continue
+            placement = inc.placement_frame or inc.model.placement_frame
+            if placement and not Scope.for_model(inc.model, inc.effective_name, False, {}).has(
+                    placement):
+                self.err(Code.POSE_RELATIVE_TO_INVALID, "PoseRelativeToGraph unable to find "
+                         f"unique frame with name [{placement}] in graph.", inc)
             elif scope.kind == "world" and inc.model.links:
                 self.err(Code.MERGE_INCLUDE_UNSUPPORTED, "Merge-include for <world> does not "
                          "support element of type link in included model", inc)
@@ -276,7 +284,7 @@ class _Checker:
                                   dup.node.element_path())
 
     def model_links(self, scope: Scope) -> None:
-        model = scope.owner
+        model = scope.site or scope.owner
         if scope.static:
             return
         has_body = any(v.kind in ("link", "model") for v in scope.vertices.values())
@@ -305,8 +313,9 @@ class _Checker:
                      f"name[{v.name}], causing a graph cycle in {self.where_text(scope)}.", v.node)
             return
         if not scope.has(target):
-            self.err(Code.FRAME_ATTACHED_TO_INVALID,
-                     self.reference_error(scope, "attached_to", target, "frame", v.name), v.node)
+            if not scope.into_failed_include(target):
+                self.err(Code.FRAME_ATTACHED_TO_INVALID,
+                         self.reference_error(scope, "attached_to", target, "frame", v.name), v.node)
             return
         try:
             scope.body_of(v.name)
@@ -341,6 +350,8 @@ class _Checker:
             self.err(Code.JOINT_CHILD_LINK_INVALID, f"joint with name[{v.name}] {where} must not "
                      "specify its own name as the child frame.", joint, joint.child_source)
             ok = False
+        elif child and not scope.has(child) and scope.into_failed_include(child):
+            ok = False
         elif child and not scope.has(child):
             self.err(Code.JOINT_CHILD_LINK_INVALID, f"Child frame with name[{child}] specified by "
                      f"joint with name[{v.name}] not found {where}.", joint, joint.child_source)
@@ -348,6 +359,9 @@ class _Checker:
         if parent == v.name:
             self.err(Code.JOINT_PARENT_LINK_INVALID, f"joint with name[{v.name}] {where} must not "
                      "specify its own name as the parent frame.", joint, joint.parent_source)
+            ok = False
+        elif parent and parent != WORLD and not scope.has(parent) \
+                and scope.into_failed_include(parent):
             ok = False
         elif parent and parent != WORLD and not scope.has(parent):
             self.err(Code.JOINT_PARENT_LINK_INVALID, f"parent frame with name[{parent}] specified by "
@@ -391,8 +405,10 @@ class _Checker:
                          f"{self.where_text(scope)}.", v.node, where)
                 return
             if not scope.has(rel):
-                self.err(Code.POSE_RELATIVE_TO_INVALID,
-                         self.reference_error(scope, "relative_to", rel, v.kind, v.name), v.node, where)
+                if not scope.into_failed_include(rel):
+                    self.err(Code.POSE_RELATIVE_TO_INVALID,
+                             self.reference_error(scope, "relative_to", rel, v.kind, v.name),
+                             v.node, where)
                 return
         try:
             scope.pose_of(v.name)
@@ -409,6 +425,17 @@ class _Checker:
                 self.err(Code.POSE_RELATIVE_TO_CYCLE, "PoseRelativeToGraph cycle detected, already "
                          f"visited vertex [{scope.name}::{v.name}] (cycle: "
                          f"{_cycle_text(exc.cycle)}).", v.node, where)
+
+    def part_poses(self, scope: Scope, v: Vertex) -> None:
+        """``//collision/pose`` and ``//visual/pose``: their relative_to must name a frame of
+        the model (model stage 7), even though they create no frame themselves."""
+        link = v.node
+        for part in (*link.collisions, *link.visuals):  # type: ignore[attr-defined]
+            rel = part.pose.relative_to
+            if rel and not scope.has(rel) and not scope.into_failed_include(rel):
+                where = part.pose.source if part.pose.source.line else part.source
+                self.err(Code.POSE_RELATIVE_TO_INVALID, self.reference_error(
+                    scope, "relative_to", rel, part.kind, part.name), part, where)
 
     def placement(self, scope: Scope, v: Vertex) -> None:
         if not v.placement_frame or v.nested is None:

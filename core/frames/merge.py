@@ -36,18 +36,28 @@ def merged_entities(inc: Include, model: Model, scope_frame: str) -> list[Node]:
     name = inc.effective_name
     proxy = proxy_name(name)
     pose = inc.pose if inc.pose is not None else model.pose
-    canonical = model.canonical_link or next((l.name for l in model.links), "")
+    from .scope import Scope, Unresolved
+    # The merged model resolved as if standalone: its canonical link (possibly nested,
+    # "A::a") carries the proxy, and its placement frame says where the proxy goes.
+    standalone = Scope.for_model(model, name, inc.effective_static, {})
+    try:
+        canonical = standalone.body_of(MODEL_FRAME)
+    except Unresolved:
+        canonical = ""
+    if canonical == MODEL_FRAME:
+        canonical = ""  # a static merged model: its frames hang on the including scope
     out: list[Node] = []
     proxy_frame = Frame(name=proxy, attached_to=canonical, source=inc.source,
                         pose=PoseSpec(pose.value, pose.relative_to or scope_frame, True, pose.source))
-    if inc.placement_frame or model.placement_frame:
-        # Resolve the placement frame inside the merged model as if standalone, then put
-        # the proxy where the written pose says the placement frame goes.
-        from .scope import Scope
-        standalone = Scope.for_model(model, name, inc.effective_static, {})
-        X_MPf = standalone.pose_of(inc.placement_frame or model.placement_frame)
-        proxy_frame.pose = PoseSpec(pose.value @ X_MPf.inverse(), pose.relative_to or scope_frame,
-                                    True, pose.source)
+    placement = inc.placement_frame or model.placement_frame
+    if placement:
+        try:
+            X_MPf = standalone.pose_of(placement)
+        except Unresolved:
+            X_MPf = None  # reported by the checks (POSE_RELATIVE_TO_INVALID)
+        if X_MPf is not None:
+            proxy_frame.pose = PoseSpec(pose.value @ X_MPf.inverse(),
+                                        pose.relative_to or scope_frame, True, pose.source)
     out.append(proxy_frame)
 
     def fix(ref: str) -> str:
@@ -59,8 +69,13 @@ def merged_entities(inc: Include, model: Model, scope_frame: str) -> list[Node]:
         if not isinstance(node, (Link, Model, Joint, Frame, Plugin, Include)):
             continue
         twin = _clone(node)
-        if isinstance(twin, (Link, Model, Include)) and getattr(twin, "pose", None) is not None:
-            if not twin.pose.relative_to:
+        if isinstance(twin, Include) and twin.pose is None:
+            # An include without <pose> sits where its model's own pose says, in the merged
+            # model's frame, which is now the proxy.
+            value = twin.model.pose.value if twin.model is not None else IDENTITY
+            twin.pose = PoseSpec(value, proxy, True, twin.source)
+        if isinstance(twin, (Link, Model, Include)) and twin.pose is not None:
+            if twin.pose.relative_to in ("", MODEL_FRAME):
                 twin.pose = PoseSpec(twin.pose.value, proxy, twin.pose.written, twin.pose.source)
         if isinstance(twin, Frame):
             twin.attached_to = fix(twin.attached_to) or proxy
@@ -69,9 +84,6 @@ def merged_entities(inc: Include, model: Model, scope_frame: str) -> list[Node]:
         if isinstance(twin, Joint):
             twin.parent_name = fix(twin.parent_name)
             twin.child_name = fix(twin.child_name)
-            twin.pose = PoseSpec(twin.pose.value, fix(twin.pose.relative_to), twin.pose.written,
-                                 twin.pose.source)
-        if isinstance(twin, Link):
             twin.pose = PoseSpec(twin.pose.value, fix(twin.pose.relative_to), twin.pose.written,
                                  twin.pose.source)
         twin.extras = {**twin.extras, "merged_from": inc.id}

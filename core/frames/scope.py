@@ -88,6 +88,10 @@ class Scope:
     duplicates: list[Vertex] = field(default_factory=list)
     #: Include nodes whose file could not be loaded (a model that is missing, not empty).
     failed_includes: list[Include] = field(default_factory=list)
+    #: Names of includes that failed to load: what they would have defined is unknown.
+    failed_names: set[str] = field(default_factory=set)
+    #: For the scope of an include: the <include> (diagnostics about the instance go there).
+    site: Node | None = None
     parent: "Scope | None" = None
     parent_vertex: str = ""
     _X: dict[str, Pose] = field(default_factory=dict, repr=False)
@@ -142,8 +146,10 @@ class Scope:
                     continue
             if vertex is None:
                 continue
-            if vertex.nested is not None and vertex.nested.parent is None and vertex.kind == "model" \
-                    and not isinstance(node, Include):
+            # Scopes owned by this document (nested models, includes that add frames) report
+            # edits upwards; a scope shared by every include of one file has no one parent.
+            if vertex.nested is not None and vertex.nested.parent is None and \
+                    (not isinstance(node, Include) or node.entities):
                 vertex.nested.parent, vertex.nested.parent_vertex = self, vertex.name
             if vertex.name in self.vertices or vertex.name == self.frame_name:
                 self.duplicates.append(vertex)
@@ -154,6 +160,8 @@ class Scope:
         model = inc.model
         if model is None:
             self.failed_includes.append(inc)
+            if inc.name:
+                self.failed_names.add(inc.name)
             return None
         if inc.merge:
             # A merge-include adds the included model's children to this scope through a
@@ -165,6 +173,7 @@ class Scope:
         nested = cache.get(key)
         if nested is None:
             nested = Scope.for_model(model, inc.effective_name, eff_static, cache, inc.entities)
+            nested.site = inc
             cache[key] = nested
         return Vertex(inc.effective_name, "model", inc, nested)
 
@@ -177,24 +186,33 @@ class Scope:
         """True if ``name`` (possibly ``A::B::c``) names a frame visible from this scope."""
         if name == self.frame_name:
             return True
-        head, rest = split_first(name)
+        head, sep, rest = name.partition(SEP)
         v = self.vertices.get(head)
-        if v is None:
+        if v is None or (sep and not rest):  # "M::" names nothing
             return False
         if not rest:
             return True
         return v.nested is not None and v.nested.has(rest)
 
     def lookup(self, name: str) -> tuple["Scope", Vertex] | None:
-        head, rest = split_first(name)
+        head, sep, rest = name.partition(SEP)
         v = self.vertices.get(head)
-        if v is None:
+        if v is None or (sep and not rest):
             return None
         if not rest:
             return self, v
         if rest == MODEL_FRAME:
             return self, v
         return v.nested.lookup(rest) if v.nested is not None else None
+
+    def into_failed_include(self, name: str) -> bool:
+        """True if ``name`` reaches into an include that failed to load (already reported)."""
+        head, _, rest = name.partition(SEP)
+        if head in self.failed_names:
+            return True
+        v = self.vertices.get(head)
+        return bool(rest) and v is not None and v.nested is not None \
+            and v.nested.into_failed_include(rest)
 
     def kind_of(self, name: str) -> str:
         if name == self.frame_name:
@@ -242,16 +260,16 @@ class Scope:
             return X
         if name == self.frame_name or name == "":
             return IDENTITY
-        head, _, rest = name.partition(SEP)
+        head, sep, rest = name.partition(SEP)
+        v = self.vertices.get(head)
+        if v is None or (sep and not rest):
+            raise Unresolved(f"no frame [{name}] in {self.kind} [{self.name}]")
         X = self._X.get(head)
         if X is None:
-            v = self.vertices.get(head)
-            if v is None:
-                raise Unresolved(f"no frame [{head}] in {self.kind} [{self.name}]")
             X = self._resolve_chain(v)
         if not rest or rest == MODEL_FRAME:
             return X
-        nested = self.vertices[head].nested
+        nested = v.nested
         if nested is None:
             raise Unresolved(f"[{head}] is not a model")
         return X @ nested.pose_of(rest)
@@ -299,6 +317,8 @@ class Scope:
                 raise Unresolved(f"[{v.name}] is relative to itself", (v.name,))
             if v.kind == "joint" and not base:
                 raise Unresolved(f"joint [{v.name}] has no child frame")
+            if rest and head not in self.vertices:
+                raise Unresolved(f"no frame [{base}] in {self.kind} [{self.name}]")
             X_S_head = self.pose_of(head)
             if head != self.frame_name:
                 deps = self._deps.get(head)
@@ -352,6 +372,11 @@ class Scope:
         self._tail.pop(name, None)
         self._base.pop(name, None)
         self._head.pop(name, None)
+        if inside_changed:
+            # Tails that reach into `name` (base "name::...") are stale; only direct
+            # dependents can hold such a tail.
+            for d in deps.get(name, ()):
+                self._tail.pop(d, None)
         gone: set[str] = set()
         stack = [name]
         while stack:
@@ -362,10 +387,6 @@ class Scope:
             # A vertex that was not resolved has no resolved dependents either.
             if X.pop(n, None) is None and n != name:
                 continue
-            if inside_changed:
-                self._tail.pop(n, None)
-                self._base.pop(n, None)
-                self._head.pop(n, None)
             stack.extend(deps.get(n, ()))
         self._X_inv.clear()
         self._pose_fail.clear()
