@@ -245,10 +245,12 @@ class LoadContext:
                 return _CachedInclude(None, descriptor.name, list(local))
             finally:
                 self.diagnostics = outer
+            if model is not None:
+                # A model with element errors is kept (as libsdformat does): the errors are
+                # reported, and what is right in the file still resolves.
+                return _CachedInclude(model, descriptor.name, list(local))
             if local.has_errors():
                 return _CachedInclude(None, descriptor.name, list(local))
-            if model is not None:
-                return _CachedInclude(model, descriptor.name, list(local))
         local.error(Code.URI_LOOKUP, f"No format can include [{target}] (uri [{nested.uri}])",
                     where, element)
         return _CachedInclude(None, "", list(local))
@@ -280,4 +282,6 @@ def load(path: str | os.PathLike, context: LoadContext | None = None) -> Documen
     finally:
         context._stack.pop()
     doc.format = doc.format or descriptor.name
+    # Edits that load files later (an include added or re-pointed) use the same settings.
+    doc.extras["load_context"] = context
     return doc

@@ -84,16 +84,24 @@ class SetField(Command):
         self.label = f"Set {field} of {node.name or node.kind}"
         self.merge_key = ("field", node.id, field)
 
-    def _apply(self, value: Any) -> None:
+    def _apply(self, value: Any, loaded: tuple | None = None) -> None:
         setattr(self.node, self.field, value)
+        if isinstance(self.node, Include) and self.field == "uri":
+            if loaded is None:
+                _load_include(self.document, self.node)
+            else:
+                self.node.model, self.node.resolved_path, self.node.format = loaded
         self.document.notify(DocumentChanged(ChangeKind.MODIFIED, (self.node.id,), (self.field,)))
 
     def do(self) -> None:
         self.old = getattr(self.node, self.field)
+        node = self.node
+        self.old_loaded = ((node.model, node.resolved_path, node.format)
+                           if isinstance(node, Include) else None)
         self._apply(self.new)
 
     def undo(self) -> None:
-        self._apply(self.old)
+        self._apply(self.old, self.old_loaded)
 
     def merge(self, newer: Command) -> bool:
         if isinstance(newer, SetField) and newer.node is self.node and newer.field == self.field:
@@ -150,8 +158,9 @@ def _rename_ref(ref: str, old: str, new: str) -> str:
 
 
 class Rename(Command):
-    """Rename a node and update every reference to it in its scope (relative_to,
-    attached_to, joint parent/child, canonical link, placement frames, axis expressed_in)."""
+    """Rename a node and update every reference to it: in its own scope (relative_to,
+    attached_to, joint parent/child, axis expressed_in, canonical link, placement frames)
+    and in every enclosing scope, where it is seen as ``model::...::name``."""
 
     def __init__(self, document: Document, node: Node, new_name: str) -> None:
         self.document, self.node, self.new_name = document, node, new_name
@@ -159,21 +168,38 @@ class Rename(Command):
         self.changes: list[tuple[Any, str, Any, Any]] = []
         self.label = f"Rename {self.old_name} to {new_name}"
 
-    def _scope_nodes(self) -> list[Node]:
-        scope = self.node.parent
-        if isinstance(scope, Include):  # frames/joints added by an include
-            scope = scope.parent
-        if scope is None:
-            return []
+    @staticmethod
+    def _scope_nodes(container: Node) -> list[Node]:
+        """Nodes whose references are resolved in ``container``'s scope.  Frames and joints
+        added by an include belong to the included model's scope, not this one."""
+        if isinstance(container, Include):
+            return list(container.entities)
         out: list[Node] = []
-        for e in getattr(scope, "entities", []):
+        for e in getattr(container, "entities", []):
             out.append(e)
-            if isinstance(e, Include):
-                out.extend(e.entities)
             if isinstance(e, Link):
                 out.extend(e.collisions)
                 out.extend(e.visuals)
         return out
+
+    def _update(self, container: Node, old: str, new: str, change) -> None:
+        for n in self._scope_nodes(container):
+            pose = getattr(n, "pose", None)
+            if isinstance(pose, PoseSpec) and pose.relative_to:
+                renamed = _rename_ref(pose.relative_to, old, new)
+                if renamed != pose.relative_to:
+                    new_spec = pose.copy()
+                    new_spec.relative_to = renamed
+                    change(n, "pose", new_spec)
+            if isinstance(n, Frame):
+                change(n, "attached_to", _rename_ref(n.attached_to, old, new))
+            elif isinstance(n, Joint):
+                change(n, "parent_name", _rename_ref(n.parent_name, old, new))
+                change(n, "child_name", _rename_ref(n.child_name, old, new))
+                for axis in n.axes:
+                    change(axis, "expressed_in", _rename_ref(axis.expressed_in, old, new))
+        if isinstance(container, Model):
+            change(container, "canonical_link", _rename_ref(container.canonical_link, old, new))
 
     def do(self) -> None:
         self.changes = []
@@ -186,41 +212,44 @@ class Rename(Command):
                 setattr(obj, attr, value)
 
         change(self.node, "name", new)
-        scope = self.node.parent if not isinstance(self.node.parent, Include) else self.node.parent.parent
-        for n in self._scope_nodes():
-            pose = getattr(n, "pose", None)
-            if isinstance(pose, PoseSpec) and pose.relative_to:
-                renamed = _rename_ref(pose.relative_to, old, new)
-                if renamed != pose.relative_to:
-                    new_spec = pose.copy()
-                    new_spec.relative_to = renamed
-                    change(n, "pose", new_spec)
-            if isinstance(n, Frame):
-                change(n, "attached_to", _rename_ref(n.attached_to, old, new))
-            if isinstance(n, Joint):
-                change(n, "parent_name", _rename_ref(n.parent_name, old, new))
-                change(n, "child_name", _rename_ref(n.child_name, old, new))
-                for axis in n.axes:
-                    change(axis, "expressed_in", _rename_ref(axis.expressed_in, old, new))
-            if isinstance(n, Include):
-                pass  # placement frames name frames *inside* the include
-        if isinstance(scope, Model):
-            change(scope, "canonical_link", _rename_ref(scope.canonical_link, old, new))
-            change(scope, "placement_frame", _rename_ref(scope.placement_frame, old, new))
+        container = self.node.parent
+        if container is not None:
+            self._update(container, old, new, change)
+            if isinstance(container, (Model, Include)):
+                # A placement frame names a frame inside the model it places.
+                change(container, "placement_frame", _rename_ref(container.placement_frame, old, new))
+        # Enclosing scopes see the node as "<model>::...::<name>".
+        cur = container
+        while isinstance(cur, (Model, Include)) and cur.parent is not None:
+            scope_name = cur.effective_name if isinstance(cur, Include) else cur.name
+            old, new = f"{scope_name}::{old}", f"{scope_name}::{new}"
+            cur = cur.parent
+            self._update(cur, old, new, change)
+        self._notify(self.old_name, self.new_name)
+
+    def _notify(self, old: str, new: str) -> None:
         self.document.notify(DocumentChanged(ChangeKind.RENAMED, (self.node.id,), ("name",),
                                              {"old": old, "new": new}))
 
     def undo(self) -> None:
         for obj, attr, before, _after in reversed(self.changes):
             setattr(obj, attr, before)
-        self.document.notify(DocumentChanged(ChangeKind.RENAMED, (self.node.id,), ("name",),
-                                             {"old": self.new_name, "new": self.old_name}))
+        self._notify(self.new_name, self.old_name)
 
     def redo(self) -> None:
         for obj, attr, _before, after in self.changes:
             setattr(obj, attr, after)
-        self.document.notify(DocumentChanged(ChangeKind.RENAMED, (self.node.id,), ("name",),
-                                             {"old": self.old_name, "new": self.new_name}))
+        self._notify(self.old_name, self.new_name)
+
+
+def _load_include(document: Document, include: Include, context=None) -> None:
+    """(Re)load what ``include.uri`` names, with the settings the document was loaded with."""
+    from ..loading import LoadContext
+    context = context or document.extras.get("load_context") or LoadContext()
+    parent = include.parent
+    scope_name = parent.name if isinstance(parent, Model) else ""
+    include.model, include.resolved_path, include.format = None, "", ""
+    context.load_include(include, document.directory, scope_name, document.diagnostics)
 
 
 class AddInclude(Command):
@@ -234,6 +263,8 @@ class AddInclude(Command):
                  pose: Pose | None = None, relative_to: str = "", placement_frame: str = "",
                  static: bool | None = None, context=None) -> None:
         self.document, self.parent = document, parent
+        if pose is None and relative_to:
+            pose = Pose()  # "at that frame": the identity relative to it
         self.include = Include(name=name, uri=uri, placement_frame=placement_frame, static=static,
                                pose=PoseSpec(pose, relative_to, True) if pose is not None else None)
         self.context = context
@@ -242,12 +273,8 @@ class AddInclude(Command):
 
     def do(self) -> None:
         if not self.loaded:
-            from ..loading import LoadContext
-            context = self.context or LoadContext()
-            scope_name = self.parent.name if isinstance(self.parent, Model) else ""
             self.include.parent = self.parent
-            context.load_include(self.include, self.document.directory, scope_name,
-                                 self.document.diagnostics)
+            _load_include(self.document, self.include, self.context)
             self.loaded = True
         self.parent.entities.append(self.include)
         self.include.parent = self.parent

@@ -253,19 +253,30 @@ class _Reader:
 
     def rename_pre_1_7_collisions(self, container: Model | World) -> None:
         """Before SDFormat 1.7 a link, joint, frame or model could share a name with an
-        element of another kind; libsdformat renames the later one to ``<name>_<kind>``."""
-        taken: dict[str, str] = {}
+        element of another kind.  libsdformat keeps links and models (and includes) and
+        renames the implicit frames: a joint becomes ``<name>_joint``, a frame
+        ``<name>_frame``."""
+        rank = {"link": 0, "model": 0, "include": 0, "joint": 1, "frame": 2}
+        owners: dict[str, Node] = {}
         for node in container.entities:
-            if isinstance(node, (Include, Plugin)) or not node.name:
+            name = node.effective_name if isinstance(node, Include) else node.name
+            if isinstance(node, Plugin) or not name:
                 continue
-            other = taken.get(node.name)
-            if other is not None and other != node.kind:
-                new = f"{node.name}_{node.kind}"
-                self.warning(Code.DUPLICATE_NAME, f"{node.kind} name [{node.name}] is also the name "
-                             f"of a {other} in [{container.name}]; renamed to [{new}] "
-                             f"(SDFormat {self.version} rule)", node.xml)
-                node.name = new
-            taken.setdefault(node.name, node.kind)
+            other = owners.get(name)
+            if other is None:
+                owners[name] = node
+                continue
+            if other.kind == node.kind or (rank[other.kind] == rank[node.kind] == 0):
+                continue  # same kind: a real duplicate, reported by the graph checks
+            loser = node if rank[node.kind] >= rank[other.kind] else other
+            winner = other if loser is node else node
+            new = f"{name}_{loser.kind}"
+            self.warning(Code.DUPLICATE_NAME, f"{loser.kind} name [{name}] is also the name of a "
+                         f"{winner.kind} in [{container.name}]; the {loser.kind} is renamed to "
+                         f"[{new}] (SDFormat {self.version} rule)", loser.xml)
+            loser.name = new
+            owners[name] = winner
+            owners.setdefault(new, loser)
 
     def link(self, el: etree._Element) -> Link:
         link = Link(name=self.name_of(el, "link"), source=self.loc(el), xml=el)
@@ -549,7 +560,9 @@ def parse_include(nested: NestedInclude, context: LoadContext) -> Model | None:
         return None
     if not models:
         return None  # actors and lights are kept in the XML but are not part of the model tree
-    model = reader.model(models[0], top_level=False, scope=nested.absolute_model_name)
+    # The included file's model is a top-level model of its own file: its pose may not
+    # refer to anything (there is nothing above it in that file).
+    model = reader.model(models[0], top_level=True, scope=nested.absolute_model_name)
     model.extras["sdf_version"] = version
     model.extras["xml_tree"] = tree
     # The graph checks of an included model run with the including document (once per

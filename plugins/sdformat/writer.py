@@ -24,7 +24,7 @@ from lxml import etree
 from snapframe.core.fileio import atomic_write
 from snapframe.core.model import (Collision, Document, Frame, Geometry, Include, Inertial, Joint,
                                   Link, Model, Node, Plugin, PoseSpec, Visual, World)
-from snapframe.core.pose import Pose
+from snapframe.core.pose import IDENTITY, Pose
 
 from .reader import parse_pose_text
 
@@ -79,7 +79,11 @@ def _sync_pose(el: etree._Element, spec: PoseSpec | None, insert_at: int = 0) ->
                                   existing.get("rotation_format"))
         except ValueError:
             old = None
-        if old is not None and old.almost_equal(spec.value, 1e-12) \
+        if old is None:
+            # The reader could not parse it (and said so); it read it as the identity.
+            # Unless the pose was edited since, keep the author's text to fix by hand.
+            old = IDENTITY
+        if old.almost_equal(spec.value, 1e-12) \
                 and (existing.get("relative_to") or "") == spec.relative_to:
             return  # unchanged: keep the author's text (degrees, quaternions, spacing)
     else:
@@ -93,6 +97,26 @@ def _sync_pose(el: etree._Element, spec: PoseSpec | None, insert_at: int = 0) ->
         existing.set("relative_to", spec.relative_to)
     else:
         existing.attrib.pop("relative_to", None)
+
+
+def _sync_axes(el: etree._Element, joint: Joint) -> None:
+    """Write axis directions and ``expressed_in`` back (an edit or a rename may change them)."""
+    for tag, axis in zip(("axis", "axis2"), joint.axes):
+        a = _child(el, tag)
+        xyz = _child(a, "xyz") if a is not None else None
+        if xyz is None:
+            continue
+        try:
+            old = [float(v) for v in (xyz.text or "").split()]
+        except ValueError:
+            old = []
+        n = math.sqrt(sum(v * v for v in old)) if len(old) == 3 else 0.0
+        if n == 0.0 or any(abs(o / n - v) > 1e-12 for o, v in zip(old, axis.xyz)):
+            xyz.text = " ".join(_num(v) for v in axis.xyz)
+        if axis.expressed_in:
+            xyz.set("expressed_in", axis.expressed_in)
+        else:
+            xyz.attrib.pop("expressed_in", None)
 
 
 class _Writer:
@@ -132,14 +156,20 @@ class _Writer:
                     el.append(inertial_element(node.inertial))
                 for part in (*node.visuals, *node.collisions):
                     el.append(part_element(part))
-            elif node.inertial is not None and node.inertial.dirty:
-                sync_inertial(el, node.inertial)
+            else:
+                for part in (*node.visuals, *node.collisions):
+                    if part.xml is not None:
+                        _sync_pose(part.xml, part.pose)
+                if node.inertial is not None and node.inertial.dirty:
+                    sync_inertial(el, node.inertial)
         elif isinstance(node, Joint):
             el.set("type", node.type or "fixed")
             _set_text_child(el, "parent", node.parent_name)
             _set_text_child(el, "child", node.child_name)
             _sync_pose(el, node.pose)
-            if node.xml is None:
+            if node.xml is not None:
+                _sync_axes(el, node)
+            else:
                 for i, axis in enumerate(node.axes):
                     a = etree.SubElement(el, "axis" if i == 0 else "axis2")
                     xyz = etree.SubElement(a, "xyz")
@@ -176,19 +206,28 @@ class _Writer:
         _sync_pose(el, model.pose)
         self.container(model, el)
 
-    def container(self, node: Model | World, el: etree._Element) -> None:
-        """Make ``el``'s entity children match ``node.entities``; leave other children alone."""
+    def container(self, node: Model | World | Include, el: etree._Element) -> None:
+        """Make ``el``'s entity children match ``node.entities``, in document order (the
+        first link is the canonical one, so order matters); leave other children alone."""
         wanted = [self.element(e) for e in node.entities
                   if not e.extras.get("merged_from")]
         wanted_ids = {id(w) for w in wanted}
         for c in list(el):
             if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS and id(c) not in wanted_ids:
                 el.remove(c)
-        present = {id(c) for c in el}
+        previous: etree._Element | None = None
         for w in wanted:
-            if id(w) not in present:
-                w.tail = "\n"
-                el.append(w)
+            if previous is None:
+                first = next((c for c in el if id(c) in wanted_ids), None)
+                if first is None:
+                    w.tail = w.tail or "\n"
+                    el.append(w)
+                elif first is not w:
+                    first.addprevious(w)
+            elif w.getprevious() is not previous:
+                w.tail = w.tail or "\n"
+                previous.addnext(w)
+            previous = w
 
     def include(self, inc: Include) -> etree._Element:
         if self.flatten and inc.model is not None:
@@ -206,21 +245,25 @@ class _Writer:
         else:
             _set_text_child(el, "static", None)
         _sync_pose(el, inc.pose, len(el))
-        wanted = [self.element(e) for e in inc.entities]
-        for w in wanted:
-            if w.getparent() is not el:
-                el.append(w)
+        self.container(inc, el)
         return el
 
     def flattened_include(self, inc: Include) -> etree._Element:
         model = inc.model
         assert model is not None
         if inc.merge:
-            # A merged model cannot be written back as one element: write its children
-            # inline inside a wrapper that the container unwraps.
+            # A merged model is written as what it became: the proxy frame and the merged
+            # children with their references rewritten to it, inside a wrapper that the
+            # container unwraps.
+            from snapframe.core.frames.merge import merged_entities
+            scope_frame = "world" if isinstance(inc.parent, World) else "__model__"
             wrapper = etree.Element("merged")
-            for node in inc.model.entities:
-                wrapper.append(copy.deepcopy(self.element_copy(node)))
+            for node in merged_entities(inc, model, scope_frame):
+                child = self.include(node) if isinstance(node, Include) else self.element_copy(node)
+                if child.tag == "merged":
+                    wrapper.extend(list(child))
+                else:
+                    wrapper.append(child if child.getparent() is None else copy.deepcopy(child))
             return wrapper
         el = self.element_copy(model)
         el.set("name", inc.effective_name)
