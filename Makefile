@@ -14,10 +14,16 @@ SYSTEM_PACKAGES := xvfb xauth libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libegl
 
 .PHONY: run test bench system-deps clean
 
+# Stock Debian ships venv separately (python3-venv): install it when venv creation fails.
 $(BIN)/python:
-	@command -v $(PYTHON) >/dev/null 2>&1 || PYTHON=python3; \
-	$${PYTHON:-$(PYTHON)} -m venv $(VENV) 2>/dev/null || python3 -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=70" wheel
+	@py=$(PYTHON); command -v $$py >/dev/null 2>&1 || py=python3; \
+	if ! $$py -m venv $(VENV) >/dev/null 2>&1; then \
+		echo "installing python3-venv"; rm -rf $(VENV); \
+		SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3-venv >/dev/null; \
+		$$py -m venv $(VENV); \
+	fi
+	$(BIN)/python -m pip install --quiet --upgrade pip "setuptools>=77" wheel
 
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
