@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 
 from ..model import Frame, Include, Joint, Link, Model, Node, Plugin, PoseSpec
-from ..model.names import MODEL_FRAME, SEP
+from ..model.names import MODEL_FRAME
 from ..pose import IDENTITY
 
 __all__ = ["merged_entities", "proxy_name"]

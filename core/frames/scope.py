@@ -17,7 +17,7 @@ from typing import Iterator
 
 from ..diagnostics import SourceLocation
 from ..model import Frame, Include, Joint, Link, Model, Node, PoseSpec, World
-from ..model.names import MODEL_FRAME, SEP, WORLD, split_first
+from ..model.names import MODEL_FRAME, SEP, WORLD
 from ..pose import IDENTITY, Pose
 
 __all__ = ["Scope", "Vertex", "Unresolved"]
@@ -213,15 +213,6 @@ class Scope:
         v = self.vertices.get(head)
         return bool(rest) and v is not None and v.nested is not None \
             and v.nested.into_failed_include(rest)
-
-    def kind_of(self, name: str) -> str:
-        if name == self.frame_name:
-            return "model" if self.kind == "model" else "world"
-        found = self.lookup(name)
-        if found is None:
-            return ""
-        _, v = found
-        return v.kind
 
     # -- poses --------------------------------------------------------------------
     def base_of(self, v: Vertex) -> str:

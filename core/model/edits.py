@@ -10,7 +10,6 @@ of one node merge into a single undo step (a drag), until ``commands.end_merge()
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from ..commands import Command
