@@ -24,13 +24,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
+import numpy as np
+
 from ..diagnostics import Code, Diagnostics, SourceLocation
 from ..model.nodes import Geometry
 from .mass_properties import MassProperties
 from .primitives import PRIMITIVE_SHAPES
 
 __all__ = ["CalculatorInput", "InertiaCalculator", "CalculatorRegistry", "default_registry",
-           "register_calculator", "UNSUPPORTED_SHAPES", "auto_inertia_param"]
+           "register_calculator", "UNSUPPORTED_SHAPES", "auto_inertia_param",
+           "mass_properties_problem"]
 
 #: Shapes SDFormat cannot compute an inertia for.
 UNSUPPORTED_SHAPES = ("plane", "heightmap", "polyline", "empty")
@@ -93,7 +96,7 @@ def _primitive_calculator(shape: str) -> InertiaCalculator:
     def calculate(props: CalculatorInput, diagnostics: Diagnostics) -> MassProperties | None:
         try:
             return fn(props.geometry.params, props.density)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             reason = f"missing parameter {exc}" if isinstance(exc, KeyError) else str(exc)
             diagnostics.error(
                 Code.LINK_INERTIA_INVALID,
@@ -161,15 +164,55 @@ class CalculatorRegistry:
                 f"Inertia calculator for {shape} failed on collision "
                 f"{props.collision_name}: {type(exc).__name__}: {exc}", props.source, props.element)
             return None
-        if result is None and len(diagnostics) == before:
+        if result is None:
+            if len(diagnostics) == before:
+                diagnostics.error(
+                    Code.LINK_INERTIA_INVALID,
+                    f"Inertia Calculated for collision: {props.collision_name} is invalid.",
+                    props.source, props.element)
+            return None
+        if not isinstance(result, MassProperties):
+            diagnostics.error(
+                Code.PLUGIN_ERROR,
+                f"Inertia calculator for {shape} returned {type(result).__name__} for "
+                f"collision {props.collision_name}, not MassProperties.", props.source,
+                props.element)
+            return None
+        problem = mass_properties_problem(result, full=calc not in _BUILTIN)
+        if problem:
+            # gz-math's Inertial::SetMassMatrix check: an invalid shape inertia (overflow,
+            # a plugin's bad tensor) must not reach the sum, the CLI's JSON or the file.
             diagnostics.error(
                 Code.LINK_INERTIA_INVALID,
-                f"Inertia Calculated for collision: {props.collision_name} is invalid.",
-                props.source, props.element)
+                f"Inertia Calculated for collision: {props.collision_name} is invalid "
+                f"({shape}: {problem}).", props.source, props.element)
+            return None
         return result
 
 
+def mass_properties_problem(mp: MassProperties, full: bool = True) -> str:
+    """Why ``mp`` is not a usable inertial ('' when it is): finite values, positive mass
+    and, with ``full``, gz-math ``MassMatrix3::IsValid`` (positive semi-definite, triangle
+    inequality).  ``full=False`` is for values valid by construction (closed forms, sums
+    and rescales of valid parts), where only overflow can go wrong."""
+    if not (math.isfinite(mp.mass) and np.isfinite(mp.com).all()
+            and np.isfinite(mp.inertia).all()):
+        return "mass, centre of mass or inertia is not a finite number"
+    if not mp.mass > 0.0:
+        return f"mass must be positive, got {mp.mass:g}"
+    if full:
+        from .validate import mass_matrix_problems
+        found = mass_matrix_problems(mp.mass, mp.inertia, strict=False)
+        if found:
+            return found[0][1]
+    return ""
+
+
 _DEFAULT: CalculatorRegistry | None = None
+#: The built-in calculators: their results are valid whenever finite (the closed forms by
+#: construction; the mesh calculator checks validity itself), so the registry only
+#: guards them against overflow.  Any other calculator's result gets gz-math's full check.
+_BUILTIN: set = set()
 
 
 def default_registry() -> CalculatorRegistry:
@@ -179,8 +222,11 @@ def default_registry() -> CalculatorRegistry:
     if _DEFAULT is None:
         reg = CalculatorRegistry()
         for shape in PRIMITIVE_SHAPES:
-            reg.register(shape, _primitive_calculator(shape))
+            calc = _primitive_calculator(shape)
+            _BUILTIN.add(calc)
+            reg.register(shape, calc)
         from .mesh_calculator import mesh_calculator
+        _BUILTIN.add(mesh_calculator)
         reg.register("mesh", mesh_calculator)
         _DEFAULT = reg
     return _DEFAULT

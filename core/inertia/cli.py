@@ -23,11 +23,16 @@ from .validate import check_inertial
 __all__ = ["link_inertials", "run"]
 
 
-def _entry(mass: float, X_LC: Pose, tensor: tuple[float, ...]) -> dict:
+def _entry(mass: float, X_LC: Pose, tensor: tuple[float, ...], approximate: bool = False) -> dict:
     ixx, iyy, izz, ixy, ixz, iyz = tensor
     from ..cli import json_numbers
-    return {"mass": mass, "pose": json_numbers(X_LC.xyz_quat()), "ixx": ixx, "iyy": iyy, "izz": izz,
-            "ixy": ixy, "ixz": ixz, "iyz": iyz}
+    out = {"mass": mass, "pose": json_numbers(X_LC.xyz_quat()), "ixx": ixx, "iyy": iyy,
+           "izz": izz, "ixy": ixy, "ixz": ixz, "iyz": iyz}
+    if approximate:
+        # Voxel fallback (an open mesh, or method=voxel): the values are estimates.  The
+        # key is only present then, so exact entries keep the documented shape.
+        out["approximate"] = True
+    return out
 
 
 def _collision_resolver(scope: Scope, link: Link):
@@ -91,7 +96,8 @@ def _one_link(scope: Scope, link: Link, diagnostics: Diagnostics, *, write: bool
             inertial.dirty = True
         com = tuple(float(c) for c in mp.com)
         return _entry(float(mp.mass), Pose(p=com),
-                      tuple(float(x) for x in (mp.ixx, mp.iyy, mp.izz, mp.ixy, mp.ixz, mp.iyz)))
+                      tuple(float(x) for x in (mp.ixx, mp.iyy, mp.izz, mp.ixy, mp.ixz, mp.iyz)),
+                      mp.approximate)
     check_inertial(link, diagnostics=diagnostics)
     mass = 1.0 if inertial.mass is None else inertial.mass
     return _entry(mass, inertial.pose.value, (inertial.ixx, inertial.iyy, inertial.izz,
@@ -119,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         registry.implementation(descriptor).write(doc, Path(args.write))
+        if not args.json:
+            # Say why a link was left as it was (failed mesh, bad mass) and which written
+            # values are only approximate (voxel fallback): the exit code alone does not.
+            _print_diagnostics(diagnostics.items, sys.stderr)
     if args.json:
         sys.stdout.write(json.dumps({"errors": errors, "links": links}) + "\n")
     elif not args.write:
@@ -129,5 +139,6 @@ def run(args: argparse.Namespace) -> int:
         for name, e in links.items():
             x, y, z = e["pose"][:3]
             print(f"{name:<{width}}  {e['mass']:>10.5g}  {x:>9.4g} {y:>9.4g} {z:>9.4g}  "
-                  + " ".join(f"{e[k]:>10.4g}" for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")))
+                  + " ".join(f"{e[k]:>10.4g}" for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz"))
+                  + ("  (approximate)" if e.get("approximate") else ""))
     return 1 if errors else 0

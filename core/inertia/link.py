@@ -19,19 +19,23 @@ default "whole link fails"; the link still fails if no collision contributes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
+
+import numpy as np
 
 from ..diagnostics import Code, Diagnostics
 from ..model.nodes import Collision, Inertial, Link, Model, PoseSpec, walk
 from ..pose import Pose
 from .aggregate import aggregate
-from .calculators import CalculatorInput, CalculatorRegistry, default_registry
+from .calculators import (CalculatorInput, CalculatorRegistry, default_registry,
+                          mass_properties_problem)
 from .mass_properties import MassProperties
 
 __all__ = ["DEFAULT_DENSITY", "CollisionPart", "LinkInertia", "compute_link_inertia",
            "resolve_auto_inertials", "inertial_from_mass_properties", "apply_to_inertial",
-           "collision_density", "is_static"]
+           "collision_density", "is_static", "explicit_mass_problem"]
 
 #: ``Collision::DensityDefault()``: water.
 DEFAULT_DENSITY = 1000.0
@@ -127,6 +131,9 @@ def apply_to_inertial(inertial: Inertial, mp: MassProperties) -> None:
     inertial.ixx, inertial.iyy, inertial.izz = mp.ixx, mp.iyy, mp.izz
     inertial.ixy, inertial.ixz, inertial.iyz = mp.ixy, mp.ixz, mp.iyz
     inertial.written_inertia = True
+    # Changed after reading: the SDFormat writer only syncs <inertial> elements marked
+    # dirty, so without this the stored values would be lost on save.
+    inertial.dirty = True
 
 
 def collision_density(collision: Collision, inertial: Inertial | None) -> tuple[float, bool]:
@@ -251,16 +258,33 @@ def _compute(link: Link, result: LinkInertia, static: bool | None, force: bool,
                     f"No collision of the link named {link.name} has a shape whose inertia can "
                     "be computed.", where, element)
         return
-    total = aggregate((p.mass_properties, p.pose) for p in parts)
-    result.density_mass = total.mass
-    if explicit_mass is not None:
-        if not explicit_mass > 0.0:
-            diags.error(Code.LINK_INERTIA_INVALID,
-                        f"A link named {link.name} has invalid inertia: <mass> {explicit_mass} "
-                        "must be positive to rescale the automatic inertia.", where, element)
-            return
-        total = total.with_mass(explicit_mass)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = aggregate((p.mass_properties, p.pose) for p in parts)
+        result.density_mass = total.mass
+        if explicit_mass is not None:
+            reason = explicit_mass_problem(explicit_mass)
+            if reason:
+                diags.error(Code.LINK_INERTIA_INVALID,
+                            f"A link named {link.name} has invalid inertia: {reason}.",
+                            where, element)
+                return
+            total = total.with_mass(explicit_mass)
+    problem = mass_properties_problem(total, full=False)
+    if problem:
+        # Each part was valid, so only overflow gets here (e.g. a huge <mass> times the
+        # unit-mass tensor): never hand out inf/NaN values.
+        diags.error(Code.LINK_INERTIA_INVALID,
+                    f"A link named {link.name} has invalid inertia: {problem}.", where, element)
+        return
     result.mass_properties = total
+
+
+def explicit_mass_problem(mass) -> str:
+    """Why an explicit ``//inertial/mass`` cannot rescale the automatic inertia ('' if
+    it can): it must be a positive, finite number."""
+    if not (mass > 0.0 and math.isfinite(mass)):
+        return f"<mass> {mass} must be positive and finite to rescale the automatic inertia"
+    return ""
 
 
 def resolve_auto_inertials(root, *, resolve_pose: Callable[[Link, Collision], Pose] | None = None,

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from ..diagnostics import Code, Diagnostics
 from ..model.nodes import Collision, Link
 from ..pose import Pose
 from .aggregate import PartsAggregator
-from .calculators import CalculatorInput, CalculatorRegistry, default_registry
-from .link import collision_density
+from .calculators import (CalculatorInput, CalculatorRegistry, default_registry,
+                          mass_properties_problem)
+from .link import collision_density, explicit_mass_problem
 from .mass_properties import MassProperties
 
 __all__ = ["LinkInertiaTracker"]
@@ -103,22 +106,42 @@ class LinkInertiaTracker:
     @property
     def mass_properties(self) -> MassProperties | None:
         """The link's inertial (link frame, about the COM; rescaled to an explicit
-        ``<mass>``), or None when any collision failed or none contributes."""
-        if self.has_errors() or len(self._parts) == 0:
-            return None
-        total = self._parts.total()
+        ``<mass>``), or None when any collision failed, none contributes, or the explicit
+        ``<mass>`` cannot be used (see :meth:`diagnostics`)."""
+        return self._total()[0]
+
+    def _total(self) -> tuple[MassProperties | None, str]:
+        """(result, link-level problem): the same rules as ``compute_link_inertia``."""
+        if self._failed or len(self._parts) == 0:
+            return None, ""
         mass = self.link.inertial.mass if self.link.inertial is not None else None
-        if mass is not None and mass > 0.0:
-            total = total.with_mass(mass)
-        return total
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = self._parts.total()
+            if mass is not None:
+                reason = explicit_mass_problem(mass)
+                if reason:
+                    return None, reason
+                total = total.with_mass(mass)
+        problem = mass_properties_problem(total, full=False)
+        if problem:
+            return None, problem
+        return total, ""
 
     def has_errors(self) -> bool:
-        return bool(self._failed)
+        return bool(self._failed) or bool(self._total()[1])
 
     def diagnostics(self) -> Diagnostics:
         out = Diagnostics()
         for d in self._diags.values():
             out.extend(d)
+        problem = self._total()[1] if not self._failed else ""
+        if problem:
+            inertial = self.link.inertial
+            where = inertial.source if inertial is not None and (
+                inertial.source.file or inertial.source.line) else self.link.source
+            out.error(Code.LINK_INERTIA_INVALID,
+                      f"A link named {self.link.name} has invalid inertia: {problem}.",
+                      where, self.link.element_path())
         return out
 
     # -- internals ------------------------------------------------------------------

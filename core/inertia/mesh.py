@@ -315,8 +315,13 @@ def _edge_balance(F: np.ndarray, n: int) -> bool:
 
 def _edge_counts(F: np.ndarray, n: int) -> tuple[int, int, int]:
     """Exact (boundary, non-manifold, inconsistent) undirected-edge counts (sort based)."""
-    a = np.asarray(F, dtype=np.int64).reshape(-1)
-    b = np.asarray(np.roll(F, -1, axis=1), dtype=np.int64).reshape(-1)
+    F = np.asarray(F, dtype=np.int64)
+    # A zero-area triangle with a repeated corner (common in welded STL soups) is a
+    # self-loop plus an edge walked both ways: it bounds nothing and changes no
+    # integral, so it must not be counted as open, mis-wound or non-manifold.
+    F = F[(F[:, 0] != F[:, 1]) & (F[:, 1] != F[:, 2]) & (F[:, 2] != F[:, 0])]
+    a = F.reshape(-1)
+    b = np.roll(F, -1, axis=1).reshape(-1)
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     keys = lo * np.int64(n) + hi
     sign = np.where(a < b, 1, -1)

@@ -1,14 +1,21 @@
 """The built-in inertia calculator for ``<mesh>`` geometries, plus its per-file cache.
 
-Per mesh file (keyed by path, size and modification time) the loaded triangles and each
-analysis (closure check + unit-density integrals in the mesh frame) are cached, so that
-changing ``//mesh/scale``, the collision pose or the density never re-reads or
-re-integrates: scale is an O(1) affine map of the cached integrals, density a factor.
+Per mesh file (keyed by path, device, inode, size, modification and status-change time)
+the loaded triangles and each analysis (closure check + unit-density integrals in the
+mesh frame) are cached, so that changing ``//mesh/scale``, the collision pose or the
+density never re-reads or re-integrates: scale is an O(1) affine map of the cached
+integrals, density a factor.  The status-change time catches tools that restore the old
+modification time (``cp -p``, ``tar``, ``rsync -t``); a file changed within the file
+system's timestamp granularity of being read is "racy" (like git's racily-clean index
+entries) and is also compared by content until that window has passed.
 
 Files are read by a *mesh loader*: ``loader(path) -> object`` with ``.submeshes``, each
 having ``name``, ``vertices`` (n, 3) float, ``faces`` (m, 3) int and optionally
 ``aliases``.  The default is :func:`snapframe.plugins.meshio.load_mesh`, imported lazily
-(core never imports a plugin at import time); :func:`set_mesh_loader` replaces it.
+(core never imports a plugin at import time), with COLLADA ``<up_axis>`` *not* applied:
+gz-common's loader ignores it (it applies ``<unit meter>`` only), so the collision shape a
+simulator uses, and therefore its inertia, is the file's raw axes.
+:func:`set_mesh_loader` replaces it.
 
 ``<auto_inertia_params>`` children understood (any namespace prefix):
 ``method`` = ``auto`` (default: exact when closed, voxels otherwise) | ``exact`` | ``voxel``,
@@ -17,9 +24,13 @@ and ``voxel_size`` [m, in the scaled geometry] for the voxel method.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
 import os
+import stat
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -50,7 +61,10 @@ def get_mesh_loader() -> MeshLoader:
     global _loader
     if _loader is None:
         module, _, name = _DEFAULT_LOADER.partition(":")
-        _loader = getattr(importlib.import_module(module), name)
+        # gz-common (what gz-sim's mesh inertia calculator, physics and rendering load
+        # meshes with) ignores COLLADA <up_axis>: so must the inertia of the same file.
+        _loader = functools.partial(getattr(importlib.import_module(module), name),
+                                    apply_up_axis=False)
     return _loader
 
 
@@ -66,6 +80,30 @@ class _Part:
 class _Entry:
     parts: list[_Part]
     analyses: dict = field(default_factory=dict)
+    #: Content digest while the entry is racy (changed too recently to trust the stat).
+    digest: bytes | None = None
+    #: The file's newest stat time (mtime or ctime, ns) when it was read.
+    changed_ns: int = 0
+
+
+#: Window within which a file whose stat is unchanged may still have been rewritten: the
+#: coarsest common timestamp granularity (FAT: 2 s; ext4 without fine-grained
+#: timestamps: one kernel tick; network file systems: up to 1 s).
+_RACY_NS = 2_000_000_000
+
+
+def _stat_key(path: str) -> tuple:
+    st = os.stat(path)
+    return (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+            st.st_ctime_ns, stat.S_ISREG(st.st_mode))
+
+
+def _digest(path: str) -> bytes:
+    h = hashlib.blake2b(digest_size=20)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.digest()
 
 
 class MeshCache:
@@ -84,18 +122,38 @@ class MeshCache:
         return len(self._files)
 
     def _entry(self, path: str) -> _Entry:
-        st = os.stat(path)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+        key = _stat_key(path)
         with self._lock:
             entry = self._files.get(key)
             if entry is not None:
                 self._files.move_to_end(key)
+        if entry is not None:
+            if entry.digest is None:
                 return entry
+            # Racy: the file changed within the timestamp granularity of being read, so
+            # a rewrite in that window would leave the stat as it was.  Compare content.
+            if _digest(path) == entry.digest:
+                if time.time_ns() - entry.changed_ns > _RACY_NS:
+                    entry.digest = None            # any later write changes the stat
+                return entry
+            with self._lock:
+                self._files.pop(key, None)
+        changed = max(key[4], key[5])
+        # Digest *before* reading: if the file changes in between, the digest is the older
+        # content and the next lookup reloads (never the other way round).
+        racy = key[6] and time.time_ns() - changed <= _RACY_NS    # never read a FIFO here
+        digest = _digest(path) if racy else None
         mesh = get_mesh_loader()(path)
         parts = [_Part(str(getattr(s, "name", "")), tuple(getattr(s, "aliases", ()) or ()),
                        np.asarray(s.vertices, dtype=float), np.asarray(s.faces))
                  for s in mesh.submeshes]
-        entry = _Entry(parts)
+        entry = _Entry(parts, digest=digest, changed_ns=changed)
+        try:
+            unchanged = _stat_key(path) == key
+        except OSError:
+            unchanged = False
+        if not unchanged:
+            return entry          # changed while being read: use it, but do not cache it
         with self._lock:
             self._files[key] = entry
             while len(self._files) > self.max_files:
@@ -225,7 +283,9 @@ def mesh_integrals_for_geometry(props: CalculatorInput, diagnostics: Diagnostics
                           f"{exc}).", where, element)
         return None
     except Exception as exc:  # unreadable / malformed file: the loader's message names it
-        diagnostics.error(Code.FILE_READ, f"Cannot read mesh {path}: {exc}", where, element)
+        text = str(exc)          # MeshLoadError messages already start with the path
+        detail = text if text.startswith(str(path)) else f"{path}: {text}"
+        diagnostics.error(Code.FILE_READ, f"Cannot read mesh {detail}", where, element)
         return None
 
     closure = analysis.closure

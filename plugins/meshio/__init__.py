@@ -3,8 +3,10 @@
 ``load_mesh(path)`` returns a :class:`Mesh` whose ``submeshes`` each hold ``vertices``
 (n, 3) float64 in metres and ``faces`` (m, 3) int64, outward winding as stored.  Any
 problem with the file raises :class:`MeshLoadError` whose message starts with the path;
-loaders never hang on bad input (every count is checked against the bytes present
-before anything is allocated from it).
+loaders never hang on bad input: every count is checked against the bytes present
+before anything is allocated from it, list and polygon sizes must be non-negative,
+scene graphs (COLLADA, glTF) may place at most ``base.MAX_INSTANCES`` nodes and
+``base.MAX_INSTANCED_TRIANGLES`` triangles, and only regular files are opened.
 
 Pure: stdlib, numpy and lxml.  The core inertia engine uses this as its default mesh
 loader (``snapframe.core.inertia.mesh_calculator``).
@@ -13,6 +15,7 @@ loader (``snapframe.core.inertia.mesh_calculator``).
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import zlib
 from pathlib import Path
@@ -58,7 +61,8 @@ SUPPORTED_EXTENSIONS = tuple(_LOADERS)
 def load_mesh(path: str | os.PathLike, *, apply_up_axis: bool = True) -> Mesh:
     """Read a mesh file; the format comes from the extension (case-insensitive).
 
-    ``apply_up_axis`` (COLLADA only): rotate X_UP / Y_UP files to Z-up.  Raises
+    ``apply_up_axis`` (COLLADA only): rotate X_UP / Y_UP files to Z-up (the inertia engine
+    passes False: gz-common ignores ``<up_axis>``, so simulators use the raw axes).  Raises
     :class:`MeshLoadError` for a missing, unreadable, unsupported or malformed file.
     """
     p = Path(path)
@@ -66,6 +70,13 @@ def load_mesh(path: str | os.PathLike, *, apply_up_axis: bool = True) -> Mesh:
     if loader is None:
         raise MeshLoadError(p, f"unsupported mesh format '{p.suffix}' (supported: "
                                f"{', '.join(SUPPORTED_EXTENSIONS)})")
+    try:
+        st = os.stat(p)
+    except OSError as exc:
+        raise MeshLoadError(p, f"cannot read file: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        # A FIFO would block forever and a device (/dev/zero) never ends.
+        raise MeshLoadError(p, "not a regular file")
     try:
         mesh = loader(p, apply_up_axis=apply_up_axis)
     except MeshLoadError:

@@ -9,7 +9,14 @@ from typing import Iterable, Sequence
 import numpy as np
 
 __all__ = ["MeshLoadError", "Submesh", "Mesh", "fan_triangulate", "compact", "transform_points",
-           "make_submesh"]
+           "make_submesh", "InstanceBudget", "MAX_INSTANCES", "MAX_INSTANCED_TRIANGLES"]
+
+#: Scene-graph formats (COLLADA, glTF) may instance one node or geometry many times, so a
+#: small file can describe an exponential number of placements (a node with two children
+#: that are the same node, repeated 60 levels deep).  These caps bound the work and the
+#: memory a file can ask for; real collision meshes are far below them.
+MAX_INSTANCES = 100_000
+MAX_INSTANCED_TRIANGLES = 20_000_000
 
 
 class MeshLoadError(Exception):
@@ -83,6 +90,10 @@ def fan_triangulate(indices: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """
     indices = np.asarray(indices, dtype=np.int64)
     counts = np.asarray(counts, dtype=np.int64)
+    if len(counts) and int(counts.min()) < 0:
+        # A negative size could balance a huge one in the sum below and make the
+        # triangle count (and the allocation) unbounded by the data present.
+        raise ValueError(f"negative polygon size {int(counts.min())}")
     if counts.sum() != len(indices):
         raise ValueError(f"polygon sizes add up to {int(counts.sum())} but there are "
                          f"{len(indices)} indices")
@@ -124,11 +135,46 @@ def make_submesh(path: str | Path, name: str, vertices: np.ndarray, faces: np.nd
     if not np.isfinite(vertices).all():
         raise MeshLoadError(path, f"submesh '{name}': non-finite vertex coordinates")
     if transform is not None:
-        vertices = transform_points(transform, vertices)
+        if not np.isfinite(transform).all():
+            raise MeshLoadError(path, f"submesh '{name}': non-finite node transform")
+        with np.errstate(over="ignore", invalid="ignore"):
+            vertices = transform_points(transform, vertices)
+        if not np.isfinite(vertices).all():
+            raise MeshLoadError(path, f"submesh '{name}': node transform overflows the "
+                                      "vertex coordinates")
         if np.linalg.det(transform[:3, :3]) < 0.0:
             faces = faces[:, ::-1]
     aliases = tuple(a for a in dict.fromkeys(aliases) if a and a != name)
     return Submesh(name, vertices, faces, aliases)
+
+
+class InstanceBudget:
+    """Counts scene-graph placements while a COLLADA or glTF scene is walked and raises
+    :class:`MeshLoadError` once a file asks for more than :data:`MAX_INSTANCES` node
+    visits or :data:`MAX_INSTANCED_TRIANGLES` placed triangles."""
+
+    def __init__(self, path: str | Path, max_instances: int | None = None,
+                 max_triangles: int | None = None) -> None:
+        self.path = path
+        self.max_instances = MAX_INSTANCES if max_instances is None else max_instances
+        self.max_triangles = MAX_INSTANCED_TRIANGLES if max_triangles is None else max_triangles
+        self.instances = 0
+        self.triangles = 0
+
+    def visit(self) -> None:
+        """One more node visited."""
+        self.instances += 1
+        if self.instances > self.max_instances:
+            raise MeshLoadError(self.path, f"the scene places nodes more than "
+                                           f"{self.max_instances} times (shared nodes "
+                                           "instanced recursively?)")
+
+    def place(self, triangles: int) -> None:
+        """One more placed copy of a geometry with ``triangles`` triangles."""
+        self.triangles += int(triangles)
+        if self.triangles > self.max_triangles:
+            raise MeshLoadError(self.path, f"the scene places more than {self.max_triangles} "
+                                           "triangles (geometry instanced too many times)")
 
 
 def unique_names(names: Iterable[str]) -> list[str]:

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from .base import Mesh, MeshLoadError, Submesh, fan_triangulate, make_submesh, unique_names
+from .base import (InstanceBudget, Mesh, MeshLoadError, Submesh, fan_triangulate, make_submesh,
+                   unique_names)
 
 __all__ = ["load_collada", "UP_AXIS_ROTATION"]
 
@@ -69,6 +70,7 @@ class _Doc:
         self.ids = {el.get("id"): el for el in root.iter()
                     if isinstance(el.tag, str) and el.get("id")}
         self._geometry_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.budget = InstanceBudget(path)
 
     def ref(self, url: str | None, tag: str):
         if not url or not url.startswith("#"):
@@ -214,6 +216,7 @@ class _Doc:
     def instances(self, node, T: np.ndarray, depth: int, out: list) -> None:
         if depth > _MAX_DEPTH:
             raise MeshLoadError(self.path, "node hierarchy too deep (instance_node cycle?)")
+        self.budget.visit()
         T = T @ self.node_transform(node)
         node_name = node.get("name") or node.get("id") or ""
         for el in node:
@@ -322,6 +325,7 @@ def load_collada(path: str | Path, *, apply_up_axis: bool = True) -> Mesh:
         V, F = doc.geometry(geom)
         if len(F) == 0:
             continue
+        doc.budget.place(len(F))
         name = geom.get("name") or geom.get("id") or node_name or "geometry"
         parts.append((name, (geom.get("id") or "", node_name), V, F, G @ T))
     if not parts:

@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from .base import Mesh, MeshLoadError, make_submesh, unique_names
+from .base import InstanceBudget, Mesh, MeshLoadError, make_submesh, unique_names
 
 __all__ = ["load_gltf"]
 
@@ -30,6 +30,9 @@ _GLB_MAGIC = b"glTF"
 _CHUNK_JSON = 0x4E4F534A
 _CHUNK_BIN = 0x004E4942
 _MAX_DEPTH = 64
+#: An accessor without a bufferView is all zeros (plus its sparse values): its count is not
+#: backed by any bytes of the file, so it is capped instead of trusted.
+_MAX_ZERO_ELEMENTS = 1 << 22
 
 
 def _read_glb(path, data: bytes) -> tuple[dict, bytes | None]:
@@ -75,6 +78,8 @@ class _Gltf:
         self.doc = doc
         self.glb_bin = glb_bin
         self._buffers: dict[int, bytes] = {}
+        self._meshes: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.budget = InstanceBudget(path)
 
     def _item(self, kind: str, i) -> dict:
         items = self.doc.get(kind) or []
@@ -128,6 +133,9 @@ class _Gltf:
             out = self._view(a["bufferView"], a.get("byteOffset", 0), count, dt, ncomp, elem,
                              f"accessors[{i}]").copy()
         else:
+            if count > _MAX_ZERO_ELEMENTS:
+                raise MeshLoadError(self.path, f"accessors[{i}] has no bufferView but a count "
+                                               f"of {count} (at most {_MAX_ZERO_ELEMENTS})")
             out = np.zeros((count, ncomp), dt)
         if "sparse" in a:
             out = self._sparse(i, a["sparse"], out, dt, ncomp)
@@ -207,6 +215,12 @@ class _Gltf:
         return V, F
 
     def mesh(self, mi: int) -> tuple[np.ndarray, np.ndarray]:
+        """Vertices and faces of meshes[mi] (read once, however often it is instanced)."""
+        if mi not in self._meshes:
+            self._meshes[mi] = self._read_mesh(mi)
+        return self._meshes[mi]
+
+    def _read_mesh(self, mi: int) -> tuple[np.ndarray, np.ndarray]:
         m = self._item("meshes", mi)
         Vs, Fs, n = [], [], 0
         for pi, prim in enumerate(m.get("primitives") or []):
@@ -247,6 +261,7 @@ class _Gltf:
     def walk(self, ni: int, T: np.ndarray, depth: int, out: list) -> None:
         if depth > _MAX_DEPTH:
             raise MeshLoadError(self.path, "node hierarchy too deep (cycle?)")
+        self.budget.visit()
         node = self._item("nodes", ni)
         T = T @ self.node_matrix(node, ni)
         if "mesh" in node:
@@ -280,6 +295,7 @@ def load_gltf(path: str | Path) -> Mesh:
         V, F = g.mesh(mi)
         if len(F) == 0:
             continue
+        g.budget.place(len(F))
         name = str(g._item("meshes", mi).get("name") or f"mesh_{mi}")
         parts.append((name, node_name, V, F, T))
     if not parts:

@@ -217,6 +217,8 @@ def _binary_lists(path, data: bytes, pos: int, el: _Element, order: str):
             if p + ct.itemsize > len(data):
                 raise MeshLoadError(path, f"element '{el.name}': file is truncated")
             n = int(np.frombuffer(data, ct, 1, p)[0])
+            if n < 0:
+                raise MeshLoadError(path, f"element '{el.name}' record 0: negative list size {n}")
             counts0.append(n)
             p += ct.itemsize + n * np.dtype(prop.dtype).itemsize
         else:
@@ -256,6 +258,11 @@ def _binary_lists(path, data: bytes, pos: int, el: _Element, order: str):
                 if p + ct.itemsize > len(data):
                     raise MeshLoadError(path, f"element '{el.name}' record {r}: file is truncated")
                 n = int(np.frombuffer(data, ct, 1, p)[0])
+                if n < 0:
+                    # A negative size would move the read position backwards: the walk
+                    # would never reach the end of the data.
+                    raise MeshLoadError(path, f"element '{el.name}' record {r}: negative list "
+                                              f"size {n}")
                 p += ct.itemsize
                 if p + n * it.itemsize > len(data):
                     raise MeshLoadError(path, f"element '{el.name}' record {r}: file is truncated")
