@@ -18,12 +18,12 @@ class XmlError(ValueError):
         self.column = column
 
 
-def make_parser() -> etree.XMLParser:
+def make_parser(recover: bool = False) -> etree.XMLParser:
     # resolve_entities=False: a "billion laughs" file is read as text, not expanded.
     # no_network/load_dtd=False: nothing is fetched; huge_tree=False keeps libxml2's limits.
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                            dtd_validation=False, huge_tree=False, remove_comments=False,
-                           remove_pis=False, strip_cdata=False)
+                           remove_pis=False, strip_cdata=False, recover=recover)
 
 
 def _refuse_entity_declarations(data: bytes) -> None:
@@ -37,14 +37,25 @@ def _refuse_entity_declarations(data: bytes) -> None:
                        at - data.rfind(b"\n", 0, at))
 
 
-def parse_xml_bytes(data: bytes, url: str | None = None) -> etree._ElementTree:
+def parse_xml_bytes(data: bytes, url: str | None = None,
+                    warnings: list[tuple[str, int]] | None = None) -> etree._ElementTree:
+    """Parse ``data``.  An undeclared namespace prefix (``<gz:voxel_size>`` without
+    ``xmlns:gz``, which libsdformat accepts) is not fatal: the element is kept as written and
+    ``(message, line)`` goes to ``warnings``.  Any other error raises :class:`XmlError`."""
     _refuse_entity_declarations(data)
     try:
         root = etree.fromstring(data, make_parser(), base_url=url)
     except etree.XMLSyntaxError as exc:
-        line, column = (exc.position if exc.position else (0, 0))
-        msg = exc.msg or str(exc)
-        raise XmlError(msg, line, column) from None
+        entries = list(exc.error_log)
+        if entries and all(e.domain_name == "NAMESPACE" for e in entries):
+            lenient = make_parser(recover=True)
+            root = etree.fromstring(data, lenient, base_url=url)
+            if warnings is not None:
+                warnings.extend((e.message.strip(), e.line) for e in entries)
+        else:
+            line, column = (exc.position if exc.position else (0, 0))
+            msg = exc.msg or str(exc)
+            raise XmlError(msg, line, column) from None
     if root is None:
         raise XmlError("empty document")
     return root.getroottree()

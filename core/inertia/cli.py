@@ -84,13 +84,21 @@ def _one_link(scope: Scope, link: Link, diagnostics: Diagnostics, *, write: bool
     inertial = link.inertial
     if inertial is None:
         return _entry(1.0, IDENTITY, (1.0, 1.0, 1.0, 0.0, 0.0, 0.0))
+    if inertial.auto and scope.static:
+        # A static model does not move: its inertia is never used, so it is not computed.
+        # The link is still listed (every link at every depth), with what the file says.
+        entry = _entry(1.0 if inertial.mass is None else inertial.mass, inertial.pose.value,
+                       (inertial.ixx, inertial.iyy, inertial.izz,
+                        inertial.ixy, inertial.ixz, inertial.iyz))
+        entry["static"] = True
+        return entry
     if inertial.auto:
         result = compute_link_inertia(link, static=scope.static,
                                       resolve_pose=_collision_resolver(scope, link),
                                       diagnostics=diagnostics)
         mp = result.mass_properties
         if mp is None:
-            return None  # static, or failed (the diagnostics say which)
+            return None  # failed (the diagnostics say why)
         if write:
             apply_to_inertial(inertial, mp)
             inertial.dirty = True

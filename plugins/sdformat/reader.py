@@ -497,7 +497,13 @@ def _read_tree(path: Path, text: bytes | None, diagnostics: Diagnostics):
                           SourceLocation(file))
         return None
     try:
-        return parse_xml_bytes(data, file or None)
+        warnings: list[tuple[str, int]] = []
+        tree = parse_xml_bytes(data, file or None, warnings)
+        for message, line in warnings:
+            diagnostics.warning(Code.XML_ERROR, f"{message}; the element is kept as written "
+                                "(declare the prefix with xmlns to be portable)",
+                                SourceLocation(file, line))
+        return tree
     except XmlError as exc:
         diagnostics.error(Code.XML_ERROR, f"XML syntax error: {exc} (column {exc.column})",
                           SourceLocation(file, exc.line))

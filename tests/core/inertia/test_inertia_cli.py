@@ -51,8 +51,9 @@ def test_json_for_every_link_at_every_depth(write_files):
     # Included link: a 1 m cube of the default density 1000 (166.667 about each axis).
     assert links["top::p1::body"]["mass"] == 1000.0
     assert math.isclose(links["top::p1::body"]["ixx"], 1000 / 6)
-    # A static include skips the computation.
-    assert "top::p2::body" not in links
+    # A static include skips the computation; the link is listed with what the file says.
+    assert links["top::p2::body"]["static"] is True and links["top::p2::body"]["mass"] == 1.0
+    assert "static" not in links["top::p1::body"]
 
 
 def test_write_fills_values_and_keeps_auto(write_files):
