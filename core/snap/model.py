@@ -53,12 +53,15 @@ class SnapConnector:
     The connector frame has the main axis along z and the normal along x.  ``owner`` is a
     body or a system path.  For a ``RedirectedMateConnector`` ``redirected_parent`` names the
     body the connector finally belongs to; SNAP still positions it through ``owner``.
+    ``adaptive`` marks an ``AdaptiveMateConnector``: a mate using it places nothing; after
+    SNAP the connector moves (in its owner) onto the other connector of that mate.
     """
 
     path: str
     owner: str
     X_OC: Pose
     redirected_parent: str | None = None
+    adaptive: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ class SnapResult:
     * ``status``: per system/body ``"root"``, ``"declared"``, ``"snapped"``, ``"forced"`` or
       ``"unconstrained"`` (no mate reached it: left at identity).
     * ``redirected``: per redirected connector, its pose in its ``redirected_parent`` body.
+    * ``adapted``: per adaptive connector that adapted, its new frame in its owner (the
+      ``X_OC`` that puts it on the other connector of its mate).
     * ``dofs``: per mate that placed a frame, the free DOFs it recorded (declaration order).
     * ``trace``: one line per step, in the order SNAP took them.
     """
@@ -134,6 +139,7 @@ class SnapResult:
     dofs: dict[str, list[SnapDof]] = field(default_factory=dict)
     status: dict[str, str] = field(default_factory=dict)
     redirected: dict[str, Pose] = field(default_factory=dict)
+    adapted: dict[str, Pose] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

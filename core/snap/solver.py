@@ -67,10 +67,11 @@ class _Frame:
 
 
 class _Conn:
-    __slots__ = ("path", "owner", "X_OC", "redirected")
+    __slots__ = ("path", "owner", "X_OC", "redirected", "adaptive")
 
-    def __init__(self, path: str, owner: int, X_OC: Pose, redirected: int):
+    def __init__(self, path: str, owner: int, X_OC: Pose, redirected: int, adaptive: bool = False):
         self.path, self.owner, self.X_OC, self.redirected = path, owner, X_OC, redirected
+        self.adaptive = adaptive
 
 
 class _Mate:
@@ -164,6 +165,8 @@ class _Snap:
         self.ref_cache: dict[int, int | None] = {}
         self.system_src: dict[str, SnapSystem] = {}
         self.mated: dict[int, bool] = {}  # body -> True if an enabled mate uses it
+        #: Mates with an adaptive connector (they place nothing), declaration order.
+        self.adaptive_mates: list[tuple[SnapMate, str, _Conn, _Conn]] = []
         self.placements: list[_Placement] = []
         self.dofs: list[_Dof] = []
         self.alive: list[int] = []  # DOF indices recorded since the last forcing
@@ -239,7 +242,7 @@ class _Snap:
                                  f"'{c.redirected_parent}', which is not a body", c.path)
                 else:
                     redirected = r
-            self.conns[c.path] = _Conn(c.path, owner, c.X_OC, redirected)
+            self.conns[c.path] = _Conn(c.path, owner, c.X_OC, redirected, c.adaptive)
 
         for s in p.systems:
             if s.reference_body is not None and s.path in self.index:
@@ -333,8 +336,9 @@ class _Snap:
                          f"{len(m.connectors)}", m.path, m)
             return
         conns = [self.conns.get(name) for name in m.connectors]
+        adaptive = any(c is not None and c.adaptive for c in conns)
         for c in conns:
-            if c is not None and self.frames[c.owner].is_body:
+            if c is not None and self.frames[c.owner].is_body and not adaptive:
                 self.mated[c.owner] = self.mated.get(c.owner, False) or m.enable_snap
         for name, c in zip(m.connectors, conns):
             if c is None:
@@ -345,6 +349,18 @@ class _Snap:
         c0, c1 = conns
         if not m.enable_snap:
             self.trace.append(f"Mate '{m.path}' ignored: enable_snap is false")
+            return
+        if adaptive:
+            # An AdaptiveMateConnector follows SNAP's result: the mate places nothing and
+            # can not be violated; the connector moves onto the other one at the end.
+            if c0.adaptive and c1.adaptive:
+                self._report(Severity.WARNING, f"mate '{m.path}' joins two adaptive connectors; "
+                             "neither can adapt to the other, both keep their frames", m.path, m)
+                return
+            self.adaptive_mates.append((m, kind, c0, c1))
+            self.trace.append(f"Mate '{m.path}': connector "
+                              f"'{(c0 if c0.adaptive else c1).path}' is adaptive; it adapts "
+                              "after SNAP, the mate places nothing")
             return
         if c0.owner == c1.owner:
             # Both connectors ride on one frame: SNAP has nothing to move, only to check.
@@ -740,6 +756,17 @@ class _Snap:
             local = frames[f].local
             # Every local is set by now (free frames became identity above).
             world[f] = local if parent == _ROOT else world[parent] @ local  # type: ignore
+        for m, kind, c0, c1 in self.adaptive_mates:
+            # Connector 1 = connector 0 @ D: the adaptive side takes the pose that makes it so.
+            D = mate_offset(kind, m.initial_angle, m.initial_position, m.initial_distance)
+            if c1.adaptive:
+                moving, W = c1, world[c0.owner] @ c0.X_OC @ D
+            else:
+                moving, W = c0, world[c1.owner] @ c1.X_OC @ D.inverse()
+            moving.X_OC = world[moving.owner].inverse() @ W
+            res.adapted[moving.path] = moving.X_OC
+            self.trace.append(f"Adapting '{moving.path}' to mate '{m.path}': "
+                              f"{_fmt(moving.X_OC)} in '{frames[moving.owner].path}'")
         for f in self._output_order():
             fr = frames[f]
             res.local[fr.path] = fr.local  # type: ignore[assignment]

@@ -529,6 +529,9 @@ def _read(path: Path, data: bytes | None, context: LoadContext) -> Document:
     if tree is None:
         return doc
     doc.extras["xml"] = tree
+    # Whether the file starts with <?xml ...?> (the writer keeps that choice).
+    # (libxml2 reports "standalone" as unset, None, exactly when there was no declaration.)
+    doc.extras["xml_declaration"] = tree.docinfo.standalone is not None
     reader = _Reader(file, context, doc.diagnostics)
     reader.read_root(tree, doc)
     if doc.root is not None:

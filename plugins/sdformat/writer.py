@@ -445,7 +445,10 @@ def to_string(document: Document, *, flatten: bool = False, out_dir: Path | None
         if tree is None:
             etree.indent(sdf, space="  ")  # a document built in memory: make it readable
         text = etree.tostring(sdf, encoding="unicode")
-    return '<?xml version="1.0" ?>\n' + text + ("\n" if not text.endswith("\n") else "")
+    # Keep the file's own choice about the XML declaration (new documents get one).
+    declare = tree is None or document.extras.get("xml_declaration", True)
+    head = '<?xml version="1.0" ?>\n' if declare else ""
+    return head + text + ("\n" if not text.endswith("\n") else "")
 
 
 def write(document: Document, path: str | Path, *, flatten: bool = False) -> None:

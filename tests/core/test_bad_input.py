@@ -138,3 +138,14 @@ def test_include_chain_deeper_than_the_limit(load_text):
     doc = load_text('<sdf version="1.8"><model name="m0"><link name="l"/>'
                     '<include><uri>i1.sdf</uri></include></model></sdf>', files=files)
     assert codes(doc) == ["FILE_READ"] and "more than 100 levels" in doc.diagnostics.errors[0].message
+
+
+def test_undeclared_namespace_prefix_is_a_warning_and_kept(load_text, tmp_path):
+    doc = load_text("""<sdf version="1.11"><model name="m"><link name="l">
+        <inertial auto="true"><auto_inertia_params><gz:voxel_size>0.01</gz:voxel_size>
+        </auto_inertia_params></inertial>
+        <collision name="c"><geometry><box><size>1 1 1</size></box></geometry></collision>
+        </link></model></sdf>""")
+    assert codes(doc) == [] and [str(d.code) for d in doc.diagnostics.warnings] == ["XML_ERROR"]
+    from snapframe.plugins.sdformat.writer import to_string
+    assert "<gz:voxel_size>0.01</gz:voxel_size>" in to_string(doc)

@@ -386,3 +386,39 @@ def test_reference_body_that_is_not_a_body_of_the_system_falls_back_with_a_warni
     r = solve(b.problem())
     assert any("reference_body 'W.nobody' of 'W' is not one of its bodies" in w for w in warnings(r))
     assert forced(r) == ["W.a"]  # the default rule
+
+
+def test_adaptive_connector_places_nothing_and_adapts_after_snap():
+    # Hinge [base.h, arm.p] at 0.3 rad places arm; the Lock [base.spring (adaptive), arm.s]
+    # must neither move arm (loop closure would turn the hinge) nor be reported violated:
+    # the adaptive connector moves onto arm.s, expressed in base.
+    b = Builder()
+    b.body("W.base", declared=T(0, 0, 1))
+    b.body("W.arm")
+    b.conn("W.base.h", "W.base", position=(1, 0, 0), main_axis=(0, 1, 0))
+    b.connectors.append(SnapConnector("W.base.spring", "W.base", T(0.5, 0, 0.2), adaptive=True))
+    b.conn("W.arm.p", "W.arm", main_axis=(0, 1, 0))
+    b.conn("W.arm.s", "W.arm", position=(-0.5, 0, 0))
+    b.mate("W.hinge", "hinge", "W.base.h", "W.arm.p", initial_angle=0.3)
+    b.mate("W.spring", "lock", "W.base.spring", "W.arm.s")
+    r = solve(b.problem())
+    assert warnings(r) == []
+    assert r.dofs["W.hinge"][0].value == pytest.approx(0.3)
+    # The arm turned 0.3 rad about the hinge axis (world y) at (1, 0, 1).
+    assert_pose(r.world["W.arm"], Pose.from_xyz_rpy(1, 0, 1, 0, 0.3, 0))
+    assert_pose(r.world["W.base.spring"], r.world["W.arm.s"])
+    assert_pose(r.adapted["W.base.spring"], T(0, 0, -1) @ r.world["W.arm.s"])
+    assert "W.arm.s" not in r.adapted
+
+
+def test_adaptive_connector_on_side_1_takes_the_mate_offset():
+    b = Builder()
+    b.body("W.a", declared=T(1, 0, 0))
+    b.body("W.b", declared=T(0, 2, 0))
+    b.conn("W.a.c", "W.a")
+    b.connectors.append(SnapConnector("W.b.c", "W.b", T(), adaptive=True))
+    b.mate("W.m", "prismatic", "W.a.c", "W.b.c", initial_position=0.5)
+    r = solve(b.problem())
+    assert warnings(r) == []
+    assert_pose(r.world["W.b.c"], T(1, 0, 0.5))        # connector 0 @ Tz(0.5)
+    assert_pose(r.adapted["W.b.c"], T(1, -2, 0.5))

@@ -134,3 +134,13 @@ def test_flatten_rebases_relative_mesh_uris(tmp_path):
     out = tmp_path / "out" / "flat.sdf"
     write(doc, out, flatten=True)
     assert "<uri>../parts/meshes/wheel.stl</uri>" in out.read_text()
+
+
+def test_save_keeps_the_files_choice_of_xml_declaration(tmp_path):
+    for declared in (True, False):
+        text = ('<?xml version="1.0"?>\n' if declared else "") + \
+            '<sdf version="1.9"><model name="m"><link name="l"/></model></sdf>\n'
+        (tmp_path / "m.sdf").write_text(text)
+        doc = load(tmp_path / "m.sdf", LoadContext(use_environment=False))
+        write(doc, tmp_path / "out.sdf")
+        assert (tmp_path / "out.sdf").read_text().startswith("<?xml") == declared
