@@ -43,10 +43,12 @@ def parse_xml_bytes(data: bytes, url: str | None = None,
     ``xmlns:gz``, which libsdformat accepts) is not fatal: the element is kept as written and
     ``(message, line)`` goes to ``warnings``.  Any other error raises :class:`XmlError`."""
     _refuse_entity_declarations(data)
+    parser = make_parser()
     try:
-        root = etree.fromstring(data, make_parser(), base_url=url)
+        root = etree.fromstring(data, parser, base_url=url)
     except etree.XMLSyntaxError as exc:
-        entries = list(exc.error_log)
+        # The parser's own log: the exception's log is per thread and keeps older entries.
+        entries = [e for e in parser.error_log if e.level_name in ("ERROR", "FATAL")]
         if entries and all(e.domain_name == "NAMESPACE" for e in entries):
             lenient = make_parser(recover=True)
             root = etree.fromstring(data, lenient, base_url=url)

@@ -54,3 +54,33 @@ def test_snap_command_never_crashes_on_broken_files(path) -> None:
     out = snap_command(path)
     assert out["errors"], path.name
     assert all(set(e) == {"code", "message", "file", "line"} for e in out["errors"])
+
+
+def test_check_reports_unknown_names_once_not_the_mates_they_break(tmp_path) -> None:
+    path = tmp_path / "typos.openplx"
+    path.write_text(
+        "Arm is Physics3D.Bodies.RigidBdy:\n"                       # unknown base type
+        "    mc is Physics3D.Interactions.MateConnector\n"
+        "Rig is Physics3D.System:\n"
+        "    base is Physics3D.Bodies.RigidBody:\n"
+        "        kinematics.local_transform.position.z: 1\n"
+        "        mc is Physics3D.Interactions.MateConnector\n"
+        "    arm is Arm\n"
+        "    hand is Physics3D.Bodies.RigidBdy:\n"                  # unknown type
+        "        mc is Physics3D.Interactions.MateConnector\n"
+        "    h1 is Physics3D.Interactions.Hinge:\n"
+        "        connectors: [base.mc, arm.mc]\n"
+        "    h2 is Physics3D.Interactions.Hinge:\n"
+        "        connectors: [base.mc, hand.mc]\n"
+        "    h3 is Physics3D.Interactions.Hinge:\n"
+        "        connectors: [base.mc, armm.mc]\n"                  # unknown name
+        "    h4 is Physics3D.Interactions.Hinge:\n"
+        "        connectors: [base.mc, base.nope]\n")                # unknown attribute
+    errors = [(d.line, d.message) for d in check(path).errors]
+    assert errors == [
+        (1, "column 8: unknown type 'Physics3D.Bodies.RigidBdy'"),
+        (8, "column 13: unknown type 'Physics3D.Bodies.RigidBdy'"),
+        (15, "column 31: unknown name 'armm'"),
+        (17, "column 36: 'Physics3D.Bodies.RigidBody' has no attribute 'nope'"),
+    ]
+    assert len(snap_command(path)["errors"]) == 4

@@ -236,3 +236,89 @@ def test_nodes_point_at_their_declarations() -> None:
     assert hand.source.line == 35
     assert doc.root.frames[0].source.line == 17                       # "center is ..."
     assert doc.root.joints[0].source.line == 36
+
+
+NESTED_SDF = """<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="robot">
+    <link name="base"><pose>0 0 0.2 0 0 0</pose></link>
+    <model name="arm">
+      <pose>1 0 0 0 0 0.5</pose>
+      <link name="upper"><pose>0 0 0.3 0 0 0</pose></link>
+      <link name="lower"><pose>0 0 0.8 0 0 0</pose></link>
+      <joint name="elbow" type="revolute">
+        <parent>upper</parent><child>lower</child><axis><xyz>0 1 0</xyz></axis>
+      </joint>
+    </model>
+  </model>
+</sdf>
+"""
+
+
+def test_converted_nested_models_keep_the_top_model_last(tmp_path) -> None:
+    # Tools assemble the *last* top-level System of a file: the nested models' systems
+    # must come before the top model, or converting SDFormat -> OpenPLX assembles a part.
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
+    sdf_path = tmp_path / "robot.sdf"
+    sdf_path.write_text(NESTED_SDF)
+    doc = sdformat.read(sdf_path)
+    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    text = model_to_source(doc.root)
+    source = load_text(text)
+    assert source.default_model().name == "robot"
+    out = tmp_path / "robot.openplx"
+    out.write_text(text)
+    result = snap_command(out)
+    assert result["errors"] == []
+    sdf_poses = world_poses(doc)
+    for path, name in [("robot.base", "robot::base"), ("robot.arm.upper", "robot::arm::upper"),
+                       ("robot.arm.lower", "robot::arm::lower")]:
+        got = result["frames"][path]["pose"]
+        assert Pose.from_xyz_quat(got[:3], got[3:]).almost_equal(sdf_poses[name], 1e-9), path
+
+
+JOINTS_TO_FRAMES_AND_NESTED_LINKS = """<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="robot">
+    <link name="base"><pose>0 0 0.2 0 0 0</pose></link>
+    <model name="arm">
+      <pose>1 0 0 0 0 0.5</pose>
+      <link name="upper"><pose>0 0 0.3 0 0 0</pose></link>
+    </model>
+    <frame name="mount" attached_to="base"><pose>0.1 0 0.1 0 0 0</pose></frame>
+    <link name="tool"><pose>1.2 0.1 0.9 0.3 0 0</pose></link>
+    <link name="cap"><pose>0.2 0.1 0.7 0 0.2 0</pose></link>
+    <joint name="wrist" type="revolute">
+      <parent>arm::upper</parent><child>tool</child><axis><xyz>0 0 1</xyz></axis>
+    </joint>
+    <joint name="screw_on" type="fixed">
+      <parent>mount</parent><child>cap</child>
+    </joint>
+  </model>
+</sdf>
+"""
+
+
+def test_joints_to_frames_and_nested_links_become_mates(tmp_path) -> None:
+    # A joint whose parent is a frame or a link of a nested model used to be dropped while
+    # its child was still left for SNAP to place: the child fell back to the origin.
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
+    sdf_path = tmp_path / "robot.sdf"
+    sdf_path.write_text(JOINTS_TO_FRAMES_AND_NESTED_LINKS)
+    doc = sdformat.read(sdf_path)
+    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    text = model_to_source(doc.root)
+    assert "arm.upper.wrist_parent is Physics3D.Interactions.MateConnector:" in text
+    out = tmp_path / "robot.openplx"
+    out.write_text(text)
+    result = snap_command(out)
+    assert result["errors"] == [] and result["warnings"] == []
+    sdf_poses = world_poses(doc)
+    for link in ("tool", "cap"):
+        got = result["frames"][f"robot.{link}"]["pose"]
+        assert Pose.from_xyz_quat(got[:3], got[3:]).almost_equal(sdf_poses[f"robot::{link}"],
+                                                                 1e-9), link
+    source = load_text(text)
+    robot = source.instantiate("robot")
+    assert [type_of(robot, n) for n in ("wrist", "screw_on")] == \
+        ["Physics3D.Interactions.Hinge", "Physics3D.Interactions.Lock"]

@@ -257,3 +257,46 @@ Rig is Physics3D.System:
         ("Rig.b.mc", "Rig.b", None), ("Rig.frame_mc", "Rig", "Rig.a")]
     assert problem.connectors[1].X_OC.p == (2.0, 0.0, 0.0)
     assert problem.mates[0].enable_snap is False
+
+
+ADAPTIVE = """
+Car is Physics3D.System:
+    chassis is Physics3D.Bodies.RigidBody:
+        kinematics.local_transform.position.z: 1
+        hinge_point is Physics3D.Interactions.MateConnector:
+            position: {1, 0, 0}
+            main_axis: {0, 1, 0}
+        spring_top is Physics3D.Interactions.AdaptiveMateConnector:
+            position: {0.5, 0, 0.2}
+    arm is Physics3D.Bodies.RigidBody:
+        pivot is Physics3D.Interactions.MateConnector:
+            main_axis: {0, 1, 0}
+        spring_bottom is Physics3D.Interactions.MateConnector:
+            position: {-0.5, 0, 0}
+    pivot_hinge is Physics3D.Interactions.Hinge:
+        connectors: [chassis.hinge_point, arm.pivot]
+        initial_angle: 0.3
+    spring is Physics3D.Interactions.Lock:
+        connectors: [chassis.spring_top, arm.spring_bottom]
+"""
+
+
+def test_adaptive_mate_connector_adapts_instead_of_being_violated(tmp_path) -> None:
+    # Physics3D.Interactions.AdaptiveMateConnector: "it will transform to the relative
+    # position of the owning body/system so that it aligns with the other mate connector".
+    path = tmp_path / "car.openplx"
+    path.write_text(ADAPTIVE)
+    out = snap_command(path)
+    assert out["errors"] == [] and out["warnings"] == []
+    frames = out["frames"]
+    assert np.allclose(frames["Car.chassis.spring_top"]["pose"],
+                       frames["Car.arm.spring_bottom"]["pose"])
+    # The hinge keeps its initial angle: arm turned 0.3 rad about y at (1, 0, 1).
+    assert np.allclose(matrix(frames["Car.arm"]["pose"]),
+                       matrix(Pose.from_xyz_rpy(1, 0, 1, 0, 0.3, 0).xyz_quat()))
+    # The core model shows the adapted frame on the chassis.
+    from snapframe.plugins.openplx import format as openplx_format
+    doc = openplx_format.read(path)
+    assert not doc.diagnostics.has_errors()
+    poses = {f.name: f.pose for f in doc.frames.frames()}
+    assert poses["Car::chassis.spring_top"].almost_equal(poses["Car::arm.spring_bottom"], 1e-9)
