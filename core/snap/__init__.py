@@ -45,6 +45,10 @@ runtime, ``/work/shared/reference/openplx.md`` section 3.4):
   (the mates applied first win) with a warning.
 * **Redirected connectors** are positioned through their defining ``owner``;
   ``SnapResult.redirected`` gives their pose in ``redirected_parent`` afterwards.
+* **Adaptive connectors** (``AdaptiveMateConnector``): a mate using one places nothing and
+  is never violated; after SNAP the adaptive connector moves in its owner onto the other
+  connector (composed with the mate offset ``D``), ``SnapResult.adapted`` gives its new
+  frame.
 * **Leftovers.**  Free frames no mate reached end at identity (``status "unconstrained"``);
   a body among them gets an "unmated body" warning.
 

@@ -23,6 +23,7 @@ loop's mates x sweeps (quadratic for a chain declared leaf first).
 from __future__ import annotations
 
 import heapq
+import math
 from typing import Iterable
 
 from ..diagnostics import Code, Diagnostic, Diagnostics, Severity, SourceLocation
@@ -136,6 +137,10 @@ class _Dof:
         return f"{self.placement.mate.path}.{self.name}"
 
 
+def _finite(X: Pose) -> bool:
+    return all(math.isfinite(v) for v in (*X.p, *X.R))
+
+
 def _attr_name(path: str, parent: str) -> str:
     """A body's attribute name in its system (what the reference-body rule sorts on)."""
     if parent and path.startswith(parent + "."):
@@ -165,6 +170,7 @@ class _Snap:
         self.ref_cache: dict[int, int | None] = {}
         self.system_src: dict[str, SnapSystem] = {}
         self.mated: dict[int, bool] = {}  # body -> True if an enabled mate uses it
+        self.rejected: set[str] = set()  # connectors left out (reported): their mates are too
         #: Mates with an adaptive connector (they place nothing), declaration order.
         self.adaptive_mates: list[tuple[SnapMate, str, _Conn, _Conn]] = []
         self.placements: list[_Placement] = []
@@ -230,9 +236,11 @@ class _Snap:
                              f"system '{c.owner}'", c.path)
                 continue
             if not is_rotation(c.X_OC):
-                self._report(Severity.ERROR, f"connector '{c.path}' has a degenerate frame (is its "
-                             "normal parallel to its main_axis?); mates using it are not snapped",
-                             c.path)
+                why = ("is not finite" if not _finite(c.X_OC) else
+                       "is degenerate (is its normal parallel to its main_axis?)")
+                self._report(Severity.ERROR, f"the frame of connector '{c.path}' {why}; mates "
+                             "using it are not snapped", c.path)
+                self.rejected.add(c.path)
                 continue
             redirected = -1
             if c.redirected_parent is not None:
@@ -258,6 +266,10 @@ class _Snap:
 
     def _add_frame(self, path: str, is_body: bool, parent: int, declared: Pose | None,
                    name: str) -> int:
+        if declared is not None and not _finite(declared):
+            self._report(Severity.ERROR, f"the declared local_transform of '{path}' is not "
+                         "finite; identity is used", path)
+            declared = IDENTITY
         f = len(self.frames)
         self.frames.append(_Frame(path, is_body, parent, declared, name))
         self.index[path] = f
@@ -341,10 +353,18 @@ class _Snap:
             if c is not None and self.frames[c.owner].is_body and not adaptive:
                 self.mated[c.owner] = self.mated.get(c.owner, False) or m.enable_snap
         for name, c in zip(m.connectors, conns):
-            if c is None:
+            if c is None and name not in self.rejected:
                 self._report(Severity.ERROR, f"mate '{m.path}' references unknown connector "
                              f"'{name}'", m.path, m)
         if conns[0] is None or conns[1] is None:
+            self.trace.append(f"Mate '{m.path}' ignored: a connector is missing or was left out")
+            return
+        bad = [a for a, v in (("initial_angle", m.initial_angle),
+                              ("initial_position", m.initial_position),
+                              ("initial_distance", m.initial_distance)) if not math.isfinite(v)]
+        if bad:
+            self._report(Severity.ERROR, f"mate '{m.path}': {bad[0]} is not finite; the mate is "
+                         "not snapped", m.path, m)
             return
         c0, c1 = conns
         if not m.enable_snap:

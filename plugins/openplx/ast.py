@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .lexer import Kind, Token
+from .lexer import Kind, Token, line_breaks
 
 __all__ = [
     "Node", "Expr", "NumberLit", "StringLit", "BoolLit", "NameRef", "ThisRef", "Member", "Call",
@@ -145,7 +145,13 @@ def unparse_expr(e: Expr) -> str:
     if isinstance(e, Unary):
         return f"{e.op}{unparse_expr(e.operand)}"
     if isinstance(e, Binary):
-        return f"{unparse_expr(e.left)} {e.op} {unparse_expr(e.right)}"
+        # Left-deep chains (a + b + c ...) can be thousands of terms long: no recursion
+        # along the left spine.
+        right: list[str] = []
+        while isinstance(e, Binary):
+            right.append(f" {e.op} {unparse_expr(e.right)}")
+            e = e.left
+        return unparse_expr(e) + "".join(reversed(right))
     if isinstance(e, ArrayLit):
         return "[" + ", ".join(unparse_expr(i) for i in e.items) + "]"
     if isinstance(e, InitLit):
@@ -240,15 +246,18 @@ class Stmt(Node):
         return "".join(parts)
 
     def _emit(self, parts: list[str]) -> None:
-        parts.extend(t.text for t in self.leading)
-        parts.extend(t.text for t in self.tokens)
-        for child in self.children:
-            child._emit(parts)
+        for s in self.walk():
+            parts.extend(t.text for t in s.leading)
+            parts.extend(t.text for t in s.tokens)
 
     def walk(self) -> Iterator["Stmt"]:
-        yield self
-        for c in self.children:
-            yield from c.walk()
+        """This statement and every statement of its block, in file order.  Iterative:
+        hostile files nest blocks thousands of levels deep."""
+        stack: list[Stmt] = [self]
+        while stack:
+            s = stack.pop()
+            yield s
+            stack.extend(reversed(s.children))
 
     @property
     def end_line(self) -> int:
@@ -260,7 +269,7 @@ class Stmt(Node):
         if not toks:
             return last.line
         t = toks[-1]
-        return t.line + t.text.count("\n") - (1 if t.kind is Kind.NEWLINE else 0)
+        return t.line + line_breaks(t.text)[0] - (1 if t.kind is Kind.NEWLINE else 0)
 
 
 @dataclass(eq=False)

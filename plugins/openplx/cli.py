@@ -54,8 +54,12 @@ def snap_command(path: str | Path, model_name: str | None = None, trace: bool = 
     snap_diags: list[Diagnostic] = []
     trace_lines: list[str] = []
     unreadable = any(p.code == Code.FILE_READ for p in file.problems)
-    root, assembly, problem = ((None, None, None) if unreadable
-                               else assemble(file, model_name, details=False))
+    try:
+        _, assembly, problem = ((None, None, None) if unreadable
+                                else assemble(file, model_name, details=False))
+    except RecursionError:
+        file.too_deep()
+        assembly, problem = None, None
     if problem is not None and assembly is not None:
         result = solve(problem)
         snap_diags = locate(result.diagnostics, assembly)
@@ -104,6 +108,14 @@ def locate(diagnostics: Iterable[Diagnostic], assembly: Any) -> list[Diagnostic]
 def check_file(file: OpenPlxFile) -> Diagnostics:
     """Problems of a loaded file: syntax, imports, names and types in every top-level
     model, attributes left without a value, and the SNAP assembly of the default System."""
+    try:
+        return _check_file(file)
+    except RecursionError:
+        file.too_deep()
+        return file.diagnostics()
+
+
+def _check_file(file: OpenPlxFile) -> Diagnostics:
     ev = file.evaluator
     for sym in file.symbols():
         obj = ev.instantiate(sym)

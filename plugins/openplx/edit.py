@@ -33,12 +33,20 @@ class SourceEditor:
 
     # -- finding ------------------------------------------------------------------
     def _walk(self, stmts: list[A.Stmt], prefix: tuple[str, ...], owner: A.Stmt | None):
-        for s in stmts:
+        """(statement, its full attribute path or None, its container, its owner) in file
+        order, following blocks of path statements (iterative: blocks may nest deeply)."""
+        stack = [(stmts, prefix, owner, 0)]
+        while stack:
+            container, pre, own, i = stack.pop()
+            if i >= len(container):
+                continue
+            s = container[i]
+            stack.append((container, pre, own, i + 1))
             path = getattr(s, "path", None)
-            full = prefix + path.parts if isinstance(path, A.QName) else None
-            yield s, full, stmts, owner
+            full = pre + path.parts if isinstance(path, A.QName) else None
+            yield s, full, container, own
             if full is not None and s.children:
-                yield from self._walk(s.children, full, s)
+                stack.append((s.children, full, s, 0))
 
     def find(self, model: A.ModelDecl, target: tuple[str, ...]) -> list[A.Stmt]:
         """Statements of ``model`` that assign ``target`` or one of its parts."""

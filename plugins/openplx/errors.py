@@ -40,9 +40,9 @@ class OpenPlxProblem:
         return f"{self.file or '<string>'}:{self.line}:{self.col}: {self.severity}: {self.message}"
 
     def to_diagnostic(self) -> Diagnostic:
-        """The core diagnostic record (the column goes into the message's prefix)."""
-        return Diagnostic(self.severity, self.code, f"column {self.col}: {self.message}",
-                          self.file, self.line)
+        """The core diagnostic record (a known column goes into the message's prefix)."""
+        message = f"column {self.col}: {self.message}" if self.col else self.message
+        return Diagnostic(self.severity, self.code, message, self.file, self.line)
 
 
 class OpenPlxSyntaxError(Exception):

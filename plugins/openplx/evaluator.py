@@ -28,7 +28,7 @@ from snapframe.core.diagnostics import Code, Severity
 from . import ast as A
 from .errors import OpenPlxProblem
 from .workspace import (ATTRIBUTE_RENAMES, PRIMITIVES, FileContext, GlobalSymbol, ModelSymbol,
-                        NamespaceRef, Workspace, renamed_type, snake_case)
+                        NamespaceRef, Workspace, renamed_type, safe_resolve, snake_case)
 
 __all__ = ["Evaluator", "Obj", "Opaque", "UNSET", "TypeValue", "ModelType", "TypeInfo", "Mod",
            "EvalError"]
@@ -52,6 +52,10 @@ class _Unset:
 
 
 UNSET = _Unset()
+
+#: Attribute values one evaluation may need at the same time (a reference chain
+#: ``x0: x1``, ``x1: x2``, ... or nested instances).  Bundles need fewer than 30.
+MAX_VALUE_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,6 @@ class ModelType:
         self.ctx = sym.ctx
         self._base: "ModelType | None | bool" = False   # False: not resolved yet
         self._ancestry: list[str] | None = None
-        self._busy = False
 
     @property
     def is_trait(self) -> bool:
@@ -120,26 +123,42 @@ class ModelType:
                     out.append(t)
         return out
 
+    def _parents(self) -> list["ModelType"]:
+        """Traits used in the body, traits on the declaration line, then the base."""
+        out = []
+        for stmt in self.decl.children:
+            if isinstance(stmt, A.TraitUse):
+                for q in stmt.traits:
+                    t = self.ev.resolve_type_name(q, self.ctx)
+                    if isinstance(t, ModelType):
+                        out.append(t)
+        out.extend(self.inline_traits())
+        if self.base is not None:
+            out.append(self.base)
+        return out
+
     def ancestry(self) -> list[str]:
-        """Qualified names of this type, its bases and all traits mixed in, nearest first."""
+        """Qualified names of this type, its bases and all traits mixed in, nearest first
+        (a depth-first walk without recursion: a hostile chain of bases may be thousands
+        of models long; a cycle of 'is' is cut here and reported by chain())."""
         if self._ancestry is None:
-            if self._busy:  # a cycle of 'is': reported by chain()
-                return [self.qname]
-            self._busy = True
-            names = [self.qname]
-            for stmt in self.decl.children:
-                if isinstance(stmt, A.TraitUse):
-                    for q in stmt.traits:
-                        t = self.ev.resolve_type_name(q, self.ctx)
-                        if isinstance(t, ModelType):
-                            names.extend(t.ancestry())
-            for t in self.inline_traits():
-                names.extend(t.ancestry())
-            if self.base is not None:
-                names.extend(self.base.ancestry())
-            self._busy = False
+            names: list[str] = []
             seen: set[str] = set()
-            self._ancestry = [n for n in names if not (n in seen or seen.add(n))]
+            stack: list[ModelType] = [self]
+            while stack:
+                t = stack.pop()
+                if t.qname in seen:
+                    continue
+                if t is not self and t._ancestry is not None:
+                    for n in t._ancestry:  # already walked: its walk, minus what is listed
+                        if n not in seen:
+                            seen.add(n)
+                            names.append(n)
+                    continue
+                seen.add(t.qname)
+                names.append(t.qname)
+                stack.extend(reversed(t._parents()))
+            self._ancestry = names
         return self._ancestry
 
     def is_a(self, qname: str) -> bool:
@@ -342,10 +361,22 @@ class Obj:
             self.ev.report(f"circular reference while evaluating '{self.child_path(name)}'",
                            node or spec.decl)
             return Opaque("circular")
+        ev = self.ev
+        if ev._depth >= MAX_VALUE_DEPTH:
+            # x0: x1, x1: x2, ... thousands deep would exhaust Python's recursion.  One
+            # report: the rest of such a chain fails for the same reason.
+            if ev._too_deep:
+                return Opaque("too deep")
+            ev._too_deep = True
+            raise EvalError(f"'{self.child_path(name)}' is nested too deeply: evaluating it "
+                            f"needs more than {MAX_VALUE_DEPTH} attribute values at once",
+                            node or spec.decl)
         self._busy.add(name)
+        ev._depth += 1
         try:
             value = self._compute(spec)
         finally:
+            ev._depth -= 1
             self._busy.discard(name)
         self._cache[name] = value
         return value
@@ -416,7 +447,9 @@ class Obj:
                  default: bool) -> None:
         spec = Spec(name, stmt, stmt.type, ctx, stmt.optional, stmt.type.reference)
         old = self.specs.get(name)
-        if old is not None and not default:
+        if old is not None and (not default or old.decl is not stmt):
+            # Also in a model's own body: 'local_transform is X' in a System replaces the
+            # inherited attribute (and everything that assigned it) without a word otherwise.
             self.ev.report(f"attribute '{name}' is already declared in '{self.type.qname}'; "
                            "use 'becomes' to change its type", stmt, severity=Severity.WARNING)
         if stmt.value is not None:
@@ -432,7 +465,12 @@ class Obj:
         spec = self._spec_for(name, mod)
         if spec is None:
             return
-        spec.texpr, spec.tctx, spec._type = stmt.type, mod.ctx, None
+        before, after = self.ev.spec_type(spec), self.ev.type_info(stmt.type, mod.ctx)
+        if _narrows(after, before):
+            spec.texpr, spec.tctx, spec._type = stmt.type, mod.ctx, None
+        else:
+            self.ev.report(f"'{name}' is a {before}; 'becomes' can only narrow it to a subtype, "
+                           f"not to {after}", stmt.type, Code.ATTRIBUTE_INCORRECT_TYPE)
         if stmt.value is not None:
             spec.mods.append(Mod("value", (), stmt, mod.scope, mod.ctx, stmt.value))
         if stmt.has_block:
@@ -519,6 +557,25 @@ class Obj:
         return None if spec.optional else UNSET
 
 
+def _narrows(new: TypeInfo, old: TypeInfo) -> bool:
+    """May ``becomes`` change an attribute of type ``old`` to ``new``?  A subtype of the
+    model (or of one option of a union), an array of such, the same primitive (``Int`` for
+    ``Real``); unknown types pass (they are reported where they are named)."""
+    if new.kind == "unknown" or old.kind == "unknown":
+        return True
+    if new.kind == "union":
+        return all(_narrows(o, old) for o in new.options)
+    if old.kind == "union":
+        return any(_narrows(new, o) for o in old.options)
+    if new.kind == "model" and old.kind == "model" and new.model and old.model:
+        return new.model.is_a(old.model.qname)
+    if new.kind == "array" and old.kind == "array" and new.elem and old.elem:
+        return _narrows(new.elem, old.elem)
+    if new.kind == "prim" and old.kind == "prim":
+        return new.name == old.name or (new.name, old.name) == ("Int", "Real")
+    return False
+
+
 def _adopt(value: Any, path: str) -> Any:
     """An anonymous instance (function result, initializer) becomes part of the tree."""
     if isinstance(value, Obj) and value.path is None:
@@ -558,6 +615,8 @@ class Evaluator:
         self.ws = workspace
         self.problems: list[OpenPlxProblem] = []
         self._seen: set = set()
+        self._depth = 0  # attribute values being computed right now (Obj.get nesting)
+        self._too_deep = False  # the nesting limit was reported
         self._types: dict[str, ModelType] = {}
         self._consts: dict[str, Obj] = {}
         self._globals: dict[str, Any] = {}
@@ -572,7 +631,9 @@ class Evaluator:
     def report(self, message: str, node: A.Node | None, code: Code = Code.ELEMENT_INVALID,
                severity: Severity = Severity.ERROR) -> None:
         file, line, col = (node.file, node.line, node.col) if node is not None else ("", 0, 0)
-        key = (message, file, line, col)
+        # One report per place: the same statement evaluated for several instances (a model
+        # and the models extending it) gives messages that differ only in the instance path.
+        key = (file, line, col, severity) if line else (message, file, line, col)
         if key in self._seen:
             return
         self._seen.add(key)
@@ -717,6 +778,14 @@ class Evaluator:
         except EvalError as exc:
             self.report(exc.message, exc.node or e, exc.code)
             return Opaque(exc.message)
+        except RecursionError:
+            # Backstop for nesting the explicit limits do not bound (deep expressions in a
+            # deep chain of values): reported once, at the innermost expression that can
+            # (if reporting itself runs out of stack, an enclosing evaluation does it).
+            if not self._too_deep:
+                self.report("expression nested too deeply to evaluate", e)
+                self._too_deep = True
+            return Opaque("too deep")
         if isinstance(value, (FuncRef, TypeValue, NamespaceRef)):
             what = {FuncRef: "a function (call it with '()')", TypeValue: "a type",
                     NamespaceRef: "a namespace"}[type(value)]
@@ -732,7 +801,7 @@ class Evaluator:
         if isinstance(e, A.StringLit):
             if e.kind == "at":
                 base = env.ctx.directory if env.ctx is not None else Path.cwd()
-                return str((base / e.value).resolve())
+                return str(safe_resolve(base / e.value))
             return e.value
         if isinstance(e, A.ThisRef):
             if env.scope is None:
@@ -754,25 +823,50 @@ class Evaluator:
                 return operand
             return self._operate("neg", operand, None, e)
         if isinstance(e, A.Binary):
-            # An initializer operand gets its type from the operator overloads that take
-            # the other operand (v + {1, 0, 0}, m * {1, 1, 1}).
-            additive = e.op in "+-"
-            if isinstance(e.left, A.InitLit) and not isinstance(e.right, A.InitLit):
-                right = self._eval(e.right, env, None)
-                hint = self._init_hint(e.op, right, e.left, left_side=True)
-                left = self._eval(e.left, env, hint or (expected if additive else None))
-            else:
-                left = self._eval(e.left, env, expected if additive else None)
-                hint = self._init_hint(e.op, left, e.right, left_side=False) \
-                    if isinstance(e.right, A.InitLit) else None
-                right = self._eval(e.right, env, hint)
-            return self._operate(e.op, left, right, e)
+            return self._binary(e, env, expected)
         if isinstance(e, A.ArrayLit):
             elem = expected.elem if expected is not None and expected.kind == "array" else None
             return [self._eval(i, env, elem) for i in e.items]
         if isinstance(e, A.InitLit):
             return self._initializer(e, env, expected)
         raise EvalError(f"cannot evaluate {type(e).__name__}", e)
+
+    def _binary(self, e: A.Binary, env: _Env, expected: TypeInfo | None) -> Any:
+        """``a op b``, evaluated along the left spine without recursion (``1 + 1 + ...``
+        parses as a left-deep tree as deep as the chain is long).  The expected type goes
+        to the left operand of ``+``/``-``; an initializer operand gets its type from the
+        operator overloads that take the other operand (``v + {1, 0, 0}``)."""
+        spine: list[tuple[A.Binary, TypeInfo | None]] = []
+        node: A.Expr = e
+        while isinstance(node, A.Binary):
+            spine.append((node, expected))
+            expected = expected if node.op in "+-" else None
+            node = node.left
+        value: Any = None
+        for k in range(len(spine) - 1, -1, -1):
+            b, exp = spine[k]
+            additive = b.op in "+-"
+            if k == len(spine) - 1:  # the innermost: its left operand is no Binary
+                if isinstance(b.left, A.InitLit) and not isinstance(b.right, A.InitLit):
+                    right = self._eval(b.right, env, None)
+                    if isinstance(right, Opaque):  # already reported: no second error
+                        value = right
+                        continue
+                    hint = self._init_hint(b.op, right, b.left, left_side=True)
+                    left = self._eval(b.left, env, hint or (exp if additive else None))
+                    value = self._operate(b.op, left, right, b)
+                    continue
+                left = self._eval(b.left, env, exp if additive else None)
+            else:
+                left = value
+            if isinstance(left, Opaque) and isinstance(b.right, A.InitLit):
+                value = left  # the initializer's type depends on the unknown operand
+                continue
+            hint = self._init_hint(b.op, left, b.right, left_side=False) \
+                if isinstance(b.right, A.InitLit) else None
+            right = self._eval(b.right, env, hint)
+            value = self._operate(b.op, left, right, b)
+        return value
 
     def _init_hint(self, op: str, other: Any, init: A.InitLit, left_side: bool
                    ) -> TypeInfo | None:

@@ -27,11 +27,20 @@ def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | No
     """Assemble a model of a loaded file and map it to the core model."""
     from snapframe.core.snap import solve
 
-    root, asm, problem = assemble(file, model_name)
+    try:
+        root, asm, problem = assemble(file, model_name)
+    except RecursionError:
+        file.too_deep()
+        root, asm, problem = None, None, None
     if asm is None or problem is None or root is None:
         diagnostics.extend(p.to_diagnostic() for p in file.all_problems())
         return None, None
     result = solve(problem)
+    for c in asm.connectors:
+        # An AdaptiveMateConnector's frame is what SNAP made of it (not written back unless
+        # the user moves it: the saved state records this frame as the one read).
+        if c.path in result.adapted:
+            c.X_OC = result.adapted[c.path]
     model = assembly_to_model(asm, result.local, diagnostics)
     for p in file.all_problems():
         diagnostics.add(p.to_diagnostic())
@@ -41,7 +50,9 @@ def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | No
             diagnostics.add(d)
     model.extras["snap_trace"] = list(result.trace)
     model.extras["snap_status"] = dict(result.status)
-    return model, OpenPlxState.of(file, asm.root.path, asm)
+    state = OpenPlxState.of(file, asm.root.path, asm)
+    state.remember(model)
+    return model, state
 
 
 def read(path: str | Path, context=None, model_name: str | None = None) -> Document:

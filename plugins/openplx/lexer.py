@@ -12,7 +12,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-__all__ = ["Kind", "Token", "tokenize", "TRIVIA", "KEYWORDS"]
+__all__ = ["Kind", "Token", "tokenize", "TRIVIA", "KEYWORDS", "LINE_BREAK", "line_breaks"]
 
 
 class Kind(enum.Enum):
@@ -60,6 +60,16 @@ class Token:
 
 
 _NAME = re.compile(r"[^\W\d]\w*")
+#: A line break as the tokenizer counts them: CRLF, LF or a lone CR.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_breaks(text: str, start: int = 0, end: int | None = None) -> tuple[int, int]:
+    """``(number of line breaks in text[start:end], index just after the last one or -1)``."""
+    n, last = 0, -1
+    for m in LINE_BREAK.finditer(text, start, len(text) if end is None else end):
+        n, last = n + 1, m.end()
+    return n, last
 _NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _WS = re.compile(r"[ \t\f\v]+")
 _OPS = ("->", ":", ".", ",", "(", ")", "[", "]", "{", "}", "+", "-", "*", "/")
@@ -110,7 +120,7 @@ def tokenize(text: str) -> list[Token]:
                                 start_col, value, error))
             if newlines:
                 line += newlines
-                line_start = text.rfind("\n", pos, end) + 1
+                line_start = line_breaks(text, pos, end)[1]
             pos = end
             continue
         for op in _OPS:
@@ -142,9 +152,9 @@ def _scan_string(text: str, pos: int) -> tuple[int, str, str, int]:
         close = text.find('"""', pos + 3)
         if close < 0:
             end = len(text)
-            return end, "", "unterminated triple-quoted string", text.count("\n", start, end)
+            return end, "", "unterminated triple-quoted string", line_breaks(text, start, end)[0]
         end = close + 3
-        return end, text[pos + 3:close], "", text.count("\n", start, end)
+        return end, text[pos + 3:close], "", line_breaks(text, start, end)[0]
     end = pos + 1
     while end < len(text) and text[end] not in '"\r\n':
         end += 1

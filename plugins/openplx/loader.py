@@ -16,7 +16,7 @@ from . import ast as A
 from .errors import OpenPlxProblem
 from .evaluator import Evaluator, Obj
 from .parser import parse
-from .workspace import FileContext, ModelSymbol, Workspace, read_source
+from .workspace import FileContext, ModelSymbol, Workspace, read_source, safe_resolve
 
 __all__ = ["OpenPlxFile", "load_file", "load_text", "SYSTEM_TYPE"]
 
@@ -63,14 +63,30 @@ class OpenPlxFile:
 
     # -- problems -----------------------------------------------------------------
     def all_problems(self) -> list[OpenPlxProblem]:
-        """Parse, import and evaluation problems, in the order found (no duplicates)."""
+        """Parse, import and evaluation problems, in the order found (no duplicates).
+        Syntax errors in the bundle files read so far (a user bundle with a typo) come
+        after the file's own parse and import problems: they are the root cause of what
+        fails to evaluate."""
+        library = [p for probs in self.workspace.library_problems.values() for p in probs]
+        setup = []
+        if self.workspace.setup_note is not None:
+            note, is_error = self.workspace.setup_note
+            setup.append(OpenPlxProblem(note, self.path, 0, 0, Code.FILE_READ,
+                                        Severity.ERROR if is_error else Severity.WARNING))
         seen, out = set(), []
-        for p in [*self.problems, *self.evaluator.problems]:
+        for p in [*setup, *self.problems, *library, *self.evaluator.problems]:
             key = (p.message, p.file, p.line, p.col)
             if key not in seen:
                 seen.add(key)
                 out.append(p)
         return out
+
+    def too_deep(self) -> None:
+        """Record that evaluating the file ran out of Python recursion (a backstop: the
+        parser and the evaluator bound the nesting they know about)."""
+        self.problems.append(OpenPlxProblem(
+            "the file nests models, traits or values too deeply to be evaluated", self.path,
+            1, 1, Code.ELEMENT_INVALID))
 
     def diagnostics(self) -> Diagnostics:
         d = Diagnostics()
@@ -102,11 +118,11 @@ def load_text(text: str, path: str = "", workspace: Workspace | None = None) -> 
     ws = workspace or Workspace()
     if path:
         # Bundle folders (with a config.openplx) next to the file are visible by name.
-        ws.add_bundle_root(Path(path).resolve().parent)
+        ws.add_bundle_root(safe_resolve(path).parent)
     source = parse(text, path)
     ctx = ws.context_for(path, source)
     problems = list(source.problems)
-    _follow_imports(ctx, ws, problems, {str(Path(path).resolve())} if path else set())
+    _follow_imports(ctx, ws, problems, {str(safe_resolve(path))} if path else set())
     return OpenPlxFile(path, text, source, ws, ctx, Evaluator(ws), problems)
 
 
@@ -125,7 +141,7 @@ def _follow_imports(ctx: FileContext, ws: Workspace, problems: list[OpenPlxProbl
                 "models from it are unknown here", stmt.file, stmt.line, stmt.path.col,
                 Code.WARNING, Severity.WARNING))
             continue
-        key = str(target.resolve())
+        key = str(safe_resolve(target))
         if key in active:
             problems.append(OpenPlxProblem(f"import cycle through '{target.name}'", stmt.file,
                                            stmt.line, stmt.path.col, Code.INCLUDE_CYCLE))
@@ -134,8 +150,10 @@ def _follow_imports(ctx: FileContext, ws: Workspace, problems: list[OpenPlxProbl
         if imported is None:
             try:
                 text = read_source(target)
-            except OSError:
-                problems.append(OpenPlxProblem(f"imported file not found: '{stmt.path.value}'",
+            except OSError as exc:
+                reason = ("not found" if isinstance(exc, FileNotFoundError)
+                          else f"unreadable ({exc.strerror or exc})")
+                problems.append(OpenPlxProblem(f"imported file {reason}: '{stmt.path.value}'",
                                                stmt.file, stmt.line, stmt.path.col,
                                                Code.FILE_READ))
                 continue

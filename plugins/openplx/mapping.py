@@ -30,6 +30,10 @@ geometries and a MateConnector per explicit frame; each supported joint becomes 
 between two connectors placed at the joint frame (main_axis = joint axis) on parent and
 child, so the frames coincide in the current configuration.  Links that are not the child
 of such a joint keep their pose as a declared ``local_transform``; SNAP places the others.
+A joint's parent or child may be a frame (the connector goes on its link) or a link of a
+nested model (the connector is declared from the host with a dotted path, ``arm.upper.j``).
+Names become identifiers, made unique and kept clear of inherited attributes
+(``local_transform``, ``inertia``...) with a ``_2``, ``_3`` suffix.
 """
 
 from __future__ import annotations
@@ -171,7 +175,7 @@ def _geometry_node(g: GeometryInfo) -> Collision | Visual:
         geom = Geometry("empty", {})
     decl = g.obj.type.decl
     cls = Collision if g.contact else Visual
-    node = cls(name=g.name, source=_src(decl.file, decl.line))
+    node = cls(name=g.name, source=_src(*g.where) if g.where else _src(decl.file, decl.line))
     node.pose = PoseSpec(X, "", not X.is_identity())
     node.geometry = geom
     node.extras.update(openplx_path=g.path, openplx_type=g.obj.type.qname, openplx_shape=g.shape,
@@ -316,6 +320,37 @@ class _Out:
         self.lines.append("    " * depth + text)
 
 
+#: Attributes a converted System or RigidBody inherits: generated members must not reuse them
+#: (``local_transform is Physics3D.Bodies.RigidBody`` would replace the system's transform).
+_SYSTEM_ATTRS = frozenset({"local_transform", "kinematically_controlled", "reference_body"})
+_BODY_ATTRS = frozenset({"inertia", "kinematics", "is_dynamic", "linear_velocity_world_output",
+                         "angular_velocity_world_output", "linear_velocity_world_input",
+                         "angular_velocity_world_input", "position_output", "rpy_output"})
+
+
+def _unique(name: str, used: set[str]) -> str:
+    """``_ident(name)``, with ``_2``, ``_3``... appended until it is not in ``used``; the
+    result is added to ``used`` ("left-wheel" and "left_wheel" stay two bodies)."""
+    base = _ident(name)
+    out, k = base, 2
+    while out in used:
+        out, k = f"{base}_{k}", k + 1
+    used.add(out)
+    return out
+
+
+def _member_names(model: Model, cache: dict[int, dict[str, str]]) -> dict[str, str]:
+    """OpenPLX attribute names of a model's links and nested models, by entity name."""
+    names = cache.get(id(model))
+    if names is None:
+        used = set(_SYSTEM_ATTRS)
+        names = {}
+        for node in [*model.links, *model.models]:
+            names[node.name] = _unique(node.name, used)
+        cache[id(model)] = names
+    return names
+
+
 def _ident(name: str) -> str:
     """An OpenPLX identifier for an SDFormat name (other characters become '_')."""
     out = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
@@ -332,9 +367,17 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
 
     diags = diagnostics if diagnostics is not None else Diagnostics()
     blocks: list[list[str]] = []
+    names_cache: dict[int, dict[str, str]] = {}
+    type_names: set[str] = set()
 
     def emit(model: Model, type_name: str) -> None:
         scope = Scope.for_model(model, model.name, model.static, {})
+        member = _member_names(model, names_cache)
+        used = set(_SYSTEM_ATTRS) | set(member.values())   # the system's attribute names
+        link_used = {link.name: set(_BODY_ATTRS) for link in model.links}
+        geometry_names = {id(node): _unique(node.name or node.geometry.shape,
+                                            link_used[link.name])
+                          for link in model.links for node in [*link.collisions, *link.visuals]}
         out = _Out()
         out.add(0, f"{type_name} is Physics3D.System:")
         joints = [j for j in model.joints if j.type in _MATE_OF_JOINT]
@@ -342,10 +385,13 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
             if j.type not in _MATE_OF_JOINT:
                 diags.warning(Code.CONVERSION_ERROR, f"joint '{j.name}' of type '{j.type}' has "
                               "no OpenPLX mate; the child keeps its pose", j.source)
-        children = {j.child_name for j in joints}
-        link_names = {link.name: _ident(link.name) for link in model.links}
+        children: set[str] = set()   # links SNAP places (the child of a converted joint)
+        link_names = {link.name: member[link.name] for link in model.links}
         # (name, position, main_axis, normal) per link, in the link frame
         connectors: dict[str, list[tuple]] = {link.name: [] for link in model.links}
+        # Connectors on links of nested models, declared from here with a dotted path:
+        # (OpenPLX path of the link, name, position, main_axis, normal).
+        nested_connectors: list[tuple] = []
         system_connectors: list[tuple] = []
         mates: list[tuple[str, str, str, str]] = []
 
@@ -358,7 +404,9 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
 
         for fr in model.frames:
             try:
-                body = scope.body_of(fr.name)
+                # A frame on the model frame stays a connector of the system (fixed in it,
+                # as OpenPLX system connectors are), not one of the canonical link.
+                body = scope.body_of(fr.name) if fr.attached_to not in ("", "__model__") else ""
             except Unresolved:
                 body = ""
             X_MF = pose_of(fr.name)
@@ -366,12 +414,18 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
                 continue
             # A frame named "<link>.<x>" (how OpenPLX connectors are shown) keeps "x".
             short = fr.name[len(body) + 1:] if fr.name.startswith(body + ".") else fr.name
-            if body in connectors:
+            nested = (_nested_link_path(model, body, names_cache) if body not in connectors
+                      else None)
+            if body in connectors or nested is not None:
                 X_ML = pose_of(body)
                 X_LF = X_ML.inverse() @ X_MF if X_ML is not None else X_MF
-                connectors[body].append(_frame_connector(_ident(short), X_LF))
+                if nested is None:
+                    connectors[body].append(_frame_connector(_unique(short, link_used[body]),
+                                                             X_LF))
+                else:
+                    nested_connectors.append((nested, *_frame_connector(_ident(fr.name), X_LF)))
             else:
-                system_connectors.append(_frame_connector(_ident(fr.name), X_MF))
+                system_connectors.append(_frame_connector(_unique(fr.name, used), X_MF))
 
         for j in joints:
             X_MJ = pose_of(j.name)
@@ -387,31 +441,52 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
             if j.type in ("fixed", "ball"):
                 axis = (0.0, 0.0, 1.0)
             normal = m.orthogonal_unit_vector(axis)  # type: ignore[arg-type]
-            jn = _ident(j.name)
-            ends = []
-            for role, link in (("parent", j.parent_name), ("child", j.child_name)):
-                if link == "world":
-                    system_connectors.append((f"{jn}_world", X_MJ.p, X_MJ.rotate(axis),
-                                              X_MJ.rotate(normal)))
-                    ends.append(f"{jn}_world")
+            jn = _unique(j.name, used)
+            # Both ends first: a joint that cannot be converted leaves nothing behind (and
+            # its child keeps a declared pose).
+            ends: list[tuple] = []   # (where, link or dotted path, connector data, mate end)
+            for role, name in (("parent", j.parent_name), ("child", j.child_name)):
+                cname = f"{jn}_{role}"
+                if name == "world":
+                    wname = _unique(f"{jn}_world", used)
+                    data = (wname, X_MJ.p, X_MJ.rotate(axis), X_MJ.rotate(normal))
+                    ends.append(("system", None, data, wname))
                     continue
-                if link not in connectors:
-                    diags.warning(Code.CONVERSION_ERROR, f"joint '{j.name}': '{link}' is not a "
-                                  "link of this model (frames and nested links are not "
-                                  "converted); the mate is left out", j.source)
-                    ends = []
-                    break
-                X_ML = pose_of(link)
+                # The parent or child may be a link, a frame on a link, or a link of a
+                # nested model: the connector goes on the link the frame is attached to.
+                try:
+                    body = name if name in connectors else scope.body_of(name)
+                except Unresolved:
+                    body = ""
+                nested = (_nested_link_path(model, body, names_cache) if body not in connectors
+                          else None)
+                X_ML = pose_of(body) if body in connectors or nested is not None else None
                 if X_ML is None:
+                    diags.warning(Code.CONVERSION_ERROR, f"joint '{j.name}': '{name}' is not on "
+                                  "a link of this model or of its nested models; the mate is "
+                                  "left out", j.source)
                     ends = []
                     break
                 X_LJ = X_ML.inverse() @ X_MJ
-                main = X_LJ.rotate(axis)
-                nrm = X_LJ.rotate(normal)
-                connectors[link].append((f"{jn}_{role}", X_LJ.p, main, nrm))
-                ends.append(f"{link_names[link]}.{jn}_{role}")
-            if len(ends) == 2:
-                mates.append((jn, _MATE_OF_JOINT[j.type], ends[0], ends[1]))
+                if nested is None:
+                    cname = _unique(cname, link_used[body])
+                data = (cname, X_LJ.p, X_LJ.rotate(axis), X_LJ.rotate(normal))
+                if nested is None:
+                    ends.append(("link", body, data, f"{link_names[body]}.{cname}"))
+                else:
+                    ends.append(("nested", nested, data, f"{nested}.{cname}"))
+            if len(ends) != 2:
+                continue
+            for where, owner, data, _ in ends:
+                if where == "system":
+                    system_connectors.append(data)
+                elif where == "link":
+                    connectors[owner].append(data)
+                else:
+                    nested_connectors.append((owner, *data))
+            if ends[1][0] == "link":
+                children.add(ends[1][1])
+            mates.append((jn, _MATE_OF_JOINT[j.type], ends[0][3], ends[1][3]))
 
         for name, pos, main, nrm in system_connectors:
             _connector_lines(out, 1, name, pos, main, nrm)
@@ -425,17 +500,20 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
                     out.add(3, line)
             _inertial_lines(out, 2, link.inertial)
             for node in [*link.collisions, *link.visuals]:
-                _geometry_lines(out, 2, node, isinstance(node, Collision), diags)
+                _geometry_lines(out, 2, node, isinstance(node, Collision), diags,
+                                geometry_names[id(node)])
             for name, pos, main, nrm in connectors[link.name]:
                 _connector_lines(out, 2, name, pos, main, nrm)
         for sub in model.models:
-            sub_type = f"{type_name}_{_ident(sub.name)}"
+            sub_type = _unique(f"{type_name}_{member[sub.name]}", type_names)
             X = pose_of(sub.name) or IDENTITY
-            out.add(1, f"{_ident(sub.name)} is {sub_type}:")
+            out.add(1, f"{member[sub.name]} is {sub_type}:")
             out.add(2, "local_transform:")
             for line in transform_lines(X):
                 out.add(3, line)
             emit(sub, sub_type)
+        for path, name, pos, main, nrm in nested_connectors:
+            _connector_lines(out, 1, f"{path}.{name}", pos, main, nrm)
         for jn, mate_type, a, b in mates:
             out.add(1, f"{jn} is Physics3D.Interactions.{mate_type}:")
             out.add(2, f"connectors: [{a}, {b}]")
@@ -444,13 +522,34 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
                           "converted to OpenPLX (flatten the file first)")
         blocks.append(out.lines)
 
-    emit(model, _ident(top_name or model.name))
+    emit(model, _unique(top_name or model.name, type_names))
     header = [f"# Converted by Snapframe from the model '{model.name}'.",
               "# Joints became mates between connectors at the joint frames; links that are",
               "# not the child of a joint keep a declared local_transform, SNAP places the rest.",
               ""]
-    text_blocks = ["\n".join(b) for b in reversed(blocks)]
+    # Nested models were emitted first and the top model last: tools assemble the *last*
+    # top-level System of a file, so the top model must stay at the end.
+    text_blocks = ["\n".join(b) for b in blocks]
     return "\n".join(header) + "\n\n".join(text_blocks) + "\n"
+
+
+def _nested_link_path(model: Model, scoped: str, cache: dict[int, dict[str, str]]) -> str | None:
+    """``arm::upper`` (a link of nested model ``arm``) -> ``arm.upper``, the OpenPLX path of
+    that body from ``model``; None unless every part is a nested model and the last a link."""
+    parts = scoped.split(SEP)
+    if len(parts) < 2:
+        return None
+    node, path = model, []
+    for part in parts[:-1]:
+        sub = next((m for m in node.models if m.name == part), None)
+        if sub is None:
+            return None
+        path.append(_member_names(node, cache)[part])
+        node = sub
+    if not any(link.name == parts[-1] for link in node.links):
+        return None
+    path.append(_member_names(node, cache)[parts[-1]])
+    return ".".join(path)
 
 
 def _frame_connector(name: str, X: Pose) -> tuple:
@@ -483,11 +582,10 @@ def _inertial_lines(out: _Out, depth: int, inertial: Inertial | None) -> None:
 
 
 def _geometry_lines(out: _Out, depth: int, node: Collision | Visual, contact: bool,
-                    diags: Diagnostics) -> None:
+                    diags: Diagnostics, name: str) -> None:
     g = node.geometry
     ns = "Physics3D.Geometries" if contact else "Visuals.Geometries"
     X = node.pose.value
-    name = _ident(node.name or g.shape)
     if g.shape == "box":
         lines = [f"size: {vec_text(g.params.get('size', (1, 1, 1)))}"]
         kind = "Box"

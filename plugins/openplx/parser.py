@@ -17,11 +17,16 @@ from dataclasses import dataclass
 
 from . import ast as A
 from .errors import OpenPlxProblem, OpenPlxSyntaxError
-from .lexer import KEYWORDS, TRIVIA, Kind, Token, tokenize
+from .lexer import KEYWORDS, TRIVIA, Kind, Token, line_breaks, tokenize
 
 __all__ = ["parse", "parse_expression"]
 
 _LITERAL_STRING_KINDS = {'"': "plain", "@": "at", "$": "dollar"}
+
+#: Brackets, parentheses, calls, indexing and unary signs may nest this deep in one
+#: expression.  Real files stay below ten; the limit keeps hostile input from exhausting
+#: the parser's (and the evaluator's) recursion.
+MAX_EXPR_NESTING = 100
 
 
 def parse(text: str, path: str = "") -> A.SourceFile:
@@ -171,6 +176,11 @@ class _FileParser:
                 stmt = self._raw(line, raw_reason)
             else:
                 stmt = self._statement(line, top_level=top.owner is None)
+                if (isinstance(stmt, A.TraitUse) and isinstance(top.owner, A.ModelDecl)
+                        and top.owner.is_trait):
+                    message = "a trait cannot use 'with'; extend the other trait with 'is'"
+                    self.problem(message, first.line, first.col)
+                    stmt = self._raw(line, message)
             stmt.leading, pending = pending, []
             top.children.append(stmt)
             top.last = stmt
@@ -218,14 +228,15 @@ class _LineParser:
         self.toks = toks
         self.path = path
         self.i = 0
+        self.depth = 0  # current bracket/sign nesting of the expression being parsed
         last = toks[-1] if toks else None
         # Position reported for "end of line": just after the last token.
         if last is None:
             self.end_pos = (1, 1)
         else:
-            lines = last.text.split("\n")
-            if len(lines) > 1:
-                self.end_pos = (last.line + len(lines) - 1, len(lines[-1]) + 1)
+            breaks, after = line_breaks(last.text)
+            if breaks:
+                self.end_pos = (last.line + breaks, len(last.text) - after + 1)
             else:
                 self.end_pos = (last.line, last.col + len(last.text))
 
@@ -344,6 +355,7 @@ class _LineParser:
             base = None
             if self.accept_kw("is"):
                 base = self.type_expr()
+                self.check_model_base(base, "a trait")
             has_block = bool(self.accept_op(":"))
             self.expect_end("the trait declaration")
             return A.ModelDecl(*pos, name=name.text, base=base, is_trait=True, has_block=has_block)
@@ -384,10 +396,26 @@ class _LineParser:
                                      "value'", self.toks[1])
                 return A.GlobalDecl(*pos, name=name.text, type=base, value=value,
                                     is_const=is_const)
+            if base is not None:
+                self.check_model_base(base, "a model")
             return A.ModelDecl(*pos, name=name.text, base=base, is_const=is_const,
                                has_block=True)
         self.expect_end("the model declaration")
         return A.ModelDecl(*pos, name=name.text, base=base, is_const=is_const)
+
+    def check_model_base(self, base: A.TypeExpr, what: str) -> None:
+        """What a model or trait extends is one model: no array, union or reference (a
+        top-level value such as ``X is Real[]: [1]`` may have those types)."""
+        if len(base.options) > 1:
+            raise self.error(f"{what} extends one model, not a union ('or')", base.options[1])
+        if base.options[0].array:
+            raise self.error(f"{what} cannot extend an array type", base.options[0])
+        if base.reference:
+            raise self.error(f"'reference' marks an attribute's type; {what} cannot extend a "
+                             "reference", base)
+        if what == "a trait" and base.traits:
+            raise self.error("a trait cannot use 'with'; extend the other trait with 'is'",
+                             base.traits[0])
 
     def member_statement(self) -> A.Stmt:
         first = self.peek()
@@ -528,33 +556,42 @@ class _LineParser:
             else:
                 return left
 
+    def nest(self, tok: Token) -> None:
+        """Enter one more nesting level at ``tok`` (an opening bracket or a sign)."""
+        self.depth += 1
+        if self.depth > MAX_EXPR_NESTING:
+            raise self.error(f"expression nested too deeply (more than {MAX_EXPR_NESTING} "
+                             "levels of brackets, '.', calls, indexing or signs)", tok)
+
     def unary(self) -> A.Expr:
         tok = self.peek()
         if tok is not None and tok.kind is Kind.OP and tok.text in ("-", "+"):
             self.i += 1
-            return A.Unary(*self.node_args(tok), op=tok.text, operand=self.unary())
+            self.nest(tok)
+            operand = self.unary()
+            self.depth -= 1
+            return A.Unary(*self.node_args(tok), op=tok.text, operand=operand)
         return self.postfix()
 
     def postfix(self) -> A.Expr:
         e = self.primary()
+        start = self.depth  # each '.', call and index nests the expression one level more
         while True:
             tok = self.peek()
-            if tok is None or tok.kind is not Kind.OP:
+            if tok is None or tok.kind is not Kind.OP or tok.text not in ".([":
+                self.depth = start
                 return e
+            self.i += 1
+            self.nest(tok)
             if tok.text == ".":
-                self.i += 1
                 name = self.ident("an attribute or method name after '.'")
                 e = A.Member(*self.node_args(name), target=e, name=name.text)
             elif tok.text == "(":
-                self.i += 1
                 e = A.Call(*self.node_args(tok), func=e, args=self.items(")", "argument list"))
-            elif tok.text == "[":
-                self.i += 1
+            else:
                 index = self.expr()
                 self.expect_op("]", "to close the index")
                 e = A.Index(*self.node_args(tok), target=e, index=index)
-            else:
-                return e
 
     def items(self, close: str, what: str) -> list[A.Expr]:
         out: list[A.Expr] = []
@@ -604,13 +641,21 @@ class _LineParser:
             return A.NameRef(*pos, name=tok.text)
         if tok.is_op("("):
             self.i += 1
+            self.nest(tok)
             inner = self.expr()
             self.expect_op(")", "to close the parenthesis")
+            self.depth -= 1
             return A.Paren(*pos, inner=inner)
         if tok.is_op("["):
             self.i += 1
-            return A.ArrayLit(*pos, items=self.items("]", "array"))
+            self.nest(tok)
+            items = self.items("]", "array")
+            self.depth -= 1
+            return A.ArrayLit(*pos, items=items)
         if tok.is_op("{"):
             self.i += 1
-            return A.InitLit(*pos, items=self.items("}", "initializer"))
+            self.nest(tok)
+            items = self.items("}", "initializer")
+            self.depth -= 1
+            return A.InitLit(*pos, items=items)
         raise self.error(f"expected a value, found {self.describe(tok)}", tok)

@@ -16,6 +16,7 @@ declared elsewhere) belongs to it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +25,7 @@ from snapframe.core.pose import IDENTITY, Pose
 
 from . import ast as A
 from . import mathlib as m
-from .evaluator import EvalError, Evaluator, Mod, Obj, Opaque
+from .evaluator import EvalError, Evaluator, Mod, Obj, Opaque, expr_start
 
 __all__ = ["Assembly", "SystemInfo", "BodyInfo", "ConnectorInfo", "MateInfo", "GeometryInfo",
            "collect", "MATE_TYPES", "T_SYSTEM", "T_BODY", "T_CONNECTOR", "T_MATE"]
@@ -33,6 +34,7 @@ T_SYSTEM = "Physics3D.System"
 T_BODY = "Physics3D.Bodies.Body"
 T_CONNECTOR = "Physics3D.Interactions.MateConnector"
 T_REDIRECTED = "Physics3D.Interactions.RedirectedMateConnector"
+T_ADAPTIVE = "Physics3D.Interactions.AdaptiveMateConnector"
 T_MATE = "Physics3D.Interactions.Mate"
 T_CONTACT = "Physics3D.Geometries.ContactGeometry"
 T_VISUAL = "Visuals.Geometries.Geometry"
@@ -62,6 +64,7 @@ class GeometryInfo:
     params: dict[str, Any]
     X_BG: Pose
     declared_sites: list[Mod] = field(default_factory=list)
+    where: tuple[str, int] | None = None
 
 
 @dataclass(eq=False)
@@ -75,6 +78,7 @@ class ConnectorInfo:
     normal: tuple[float, float, float] = (1.0, 0.0, 0.0)
     redirected_parent: str | None = None
     where: tuple[str, int] | None = None
+    adaptive: bool = False
 
 
 @dataclass(eq=False)
@@ -220,11 +224,16 @@ class _Collector:
         self.expanding.append(obj.type)
         for attr, value in self.members(obj, (T_SYSTEM, T_BODY, T_CONNECTOR, T_MATE)):
             if value.is_a(T_SYSTEM):
-                if value.type in self.expanding or len(self.expanding) > MAX_SYSTEM_DEPTH:
+                if value.type in self.expanding:
                     # A system whose member is (a subtype chain back to) itself would nest
                     # forever; report it where the member is declared.
                     self.problem(f"system '{value.path}' contains itself (recursive model "
                                  f"'{value.type.qname}'); not expanded", _decl_of(obj, attr))
+                    continue
+                if len(self.expanding) > MAX_SYSTEM_DEPTH:
+                    self.problem(f"system '{value.path}' is nested more than "
+                                 f"{MAX_SYSTEM_DEPTH} systems deep; not expanded",
+                                 _decl_of(obj, attr))
                     continue
                 info.systems.append(self.system(value, info, attr))
             elif value.is_a(T_BODY):
@@ -256,6 +265,7 @@ class _Collector:
             elif value.is_a(T_CONTACT) or value.is_a(T_VISUAL):
                 g = self.geometry(value, attr)
                 if g is not None:
+                    g.where = _where(obj, attr, value)
                     info.geometries.append(g)
         return info
 
@@ -264,17 +274,24 @@ class _Collector:
         sites = holder.assignments(attr)
         if not sites:
             return None, []
-        return self.pose(holder.try_get(attr), owner), sites
+        return self.pose(holder, attr, owner), sites
 
-    def pose(self, value: Any, owner: Obj) -> Pose:
+    def pose(self, holder: Obj, attr: str, owner: Obj) -> Pose:
+        """The transform ``holder.attr`` of ``owner``; a value that does not make a pose (a
+        zero quaternion, an infinity) is reported where it is assigned and gives identity."""
+        value = holder.try_get(attr)
         try:
-            return m.pose_of(self.ev.affine(value))
+            X = m.pose_of(self.ev.affine(value))
         except (EvalError, ZeroDivisionError) as exc:
             if not isinstance(value, Opaque):
-                spec = owner.specs.get("kinematics") or owner.specs.get("local_transform")
-                self.problem(f"cannot evaluate the local_transform of '{owner.path}': "
-                             f"{getattr(exc, 'message', exc)}", spec.decl if spec else None)
+                self.problem(f"cannot evaluate the {attr} of '{owner.path}': "
+                             f"{getattr(exc, 'message', exc)}", _assignment_node(holder, attr))
             return IDENTITY
+        if not all(math.isfinite(v) for v in (*X.p, *X.R)):
+            self.problem(f"the {attr} of '{owner.path}' is not finite",
+                         _assignment_node(holder, attr))
+            return IDENTITY
+        return X
 
     def inertia(self, info: BodyInfo) -> None:
         ev, obj = self.ev, info.obj
@@ -290,7 +307,7 @@ class _Collector:
                 info.tensor = None
         kin = obj.try_get("kinematics")
         if isinstance(kin, Obj) and kin.has("local_cm_transform"):
-            info.X_BCm = self.pose(kin.try_get("local_cm_transform"), obj)
+            info.X_BCm = self.pose(kin, "local_cm_transform", obj)
         dyn = obj.try_get("is_dynamic", True)
         info.is_dynamic = dyn if isinstance(dyn, bool) else True
 
@@ -303,6 +320,7 @@ class _Collector:
             parent = obj.try_get("redirected_parent")
             if isinstance(parent, Obj):
                 info.redirected_parent = parent.path
+        info.adaptive = obj.is_a(T_ADAPTIVE)
         self.connectors.append(info)
         return info
 
@@ -331,7 +349,7 @@ class _Collector:
             spec = obj.specs.get("size") or obj.specs.get("radius")
             self.problem(f"incomplete geometry '{obj.path}': {getattr(exc, 'message', exc)}",
                          spec.decl if spec else None, Severity.WARNING)
-        X = self.pose(obj.try_get("local_transform"), obj) if obj.has("local_transform") \
+        X = self.pose(obj, "local_transform", obj) if obj.has("local_transform") \
             else IDENTITY
         return GeometryInfo(obj.path or name, name, obj, obj.is_a(T_CONTACT), shape, params, X,
                             obj.assignments("local_transform"))
@@ -346,6 +364,9 @@ class _Collector:
             return None
         conns = obj.try_get("connectors")
         node = _assignment_node(obj, "connectors") or decl
+        if isinstance(conns, Opaque) or (isinstance(conns, list)
+                                          and any(isinstance(c, Opaque) for c in conns)):
+            return None  # the reason (an unknown name or type) is reported where it is written
         if not isinstance(conns, list) or len(conns) != 2:
             n = len(conns) if isinstance(conns, list) else 0
             self.problem(f"mate '{obj.path}' needs exactly two connectors, it has {n}", node)
@@ -360,21 +381,51 @@ class _Collector:
                     # A const connector (Physics3D.Interactions.World) is fixed at the origin.
                     info = self.connector(c, c.path or c.type.qname, asm.root.path)
                     known.add(info.path)
-                else:
+                elif not self.under_unknown_type(asm.root.obj, c.path):
                     self.problem(f"connector '{c.path}' of mate '{obj.path}' is not part of "
                                  f"'{asm.root.path}'", node)
                     return None
+                else:
+                    return None  # its owner's model has an unknown base: reported there
             paths.append(c.path)
 
         def real(attr: str) -> float:
             v = obj.try_get(attr, 0.0) if obj.has(attr) else 0.0
-            return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+            v = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+            if not math.isfinite(v):
+                self.problem(f"{attr} of mate '{obj.path}' is not finite; 0 is used",
+                             _assignment_node(obj, attr))
+                return 0.0
+            return v
 
         snap = obj.try_get("enable_snap", True)
         return MateInfo(obj.path or name, name, obj, system.path, kind, (paths[0], paths[1]),
                         real("initial_angle"), real("initial_position"),
                         real("initial_distance"), snap if isinstance(snap, bool) else True,
                         decl.file if decl else "", decl.line if decl else 0)
+
+
+    def under_unknown_type(self, root: Obj, path: str | None) -> bool:
+        """Is the instance at ``path`` inside an instance of ``root`` whose model extends a
+        type that does not resolve (so it is neither a body nor a system, and that is
+        already reported at the unknown name)?"""
+        if not path or not root.path or not path.startswith(root.path + "."):
+            return False
+        obj: Any = root
+        for part in path[len(root.path) + 1:].split(".")[:-1]:
+            obj = obj.try_get(part) if isinstance(obj, Obj) and obj.has(part) else None
+            if not isinstance(obj, Obj):
+                return False
+            if any(t.decl.base is not None and t.base is None and self._unresolved(t)
+                   for t in obj.type.chain()):
+                return True
+        return False
+
+    def _unresolved(self, t) -> bool:
+        b = t.decl.base
+        if len(b.options) != 1 or b.options[0].array:
+            return False
+        return self.ev.resolve_type_name(b.options[0].name, t.ctx, report=False) is None
 
 
 def connector_frame(ev: Evaluator, obj: Obj) -> tuple[Pose, tuple, tuple]:
@@ -387,6 +438,11 @@ def connector_frame(ev: Evaluator, obj: Obj) -> tuple[Pose, tuple, tuple]:
         ev.report(f"cannot evaluate mate connector '{obj.path}': {exc.message}",
                   _decl_node(obj), Code.ELEMENT_INVALID)
         return IDENTITY, (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)
+    for attr, v in (("position", position), ("main_axis", main), ("normal", normal)):
+        if not all(math.isfinite(c) for c in v):
+            ev.report(f"{attr} of mate connector '{obj.path}' is not finite",
+                      _assignment_node(obj, attr) or _decl_node(obj))
+            return IDENTITY, (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)
     if m.length(main) < 1e-12:
         ev.report(f"main_axis of mate connector '{obj.path}' is zero",
                   _assignment_node(obj, "main_axis") or _decl_node(obj))
@@ -424,5 +480,5 @@ def _assignment_node(obj: Obj, attr: str) -> A.Node | None:
         return None
     for mod in reversed(spec.mods):
         if mod.stmt is not None and mod.kind in ("value", "block"):
-            return mod.expr or mod.stmt
+            return expr_start(mod.expr) if mod.expr is not None else mod.stmt
     return spec.decl

@@ -28,7 +28,8 @@ def snap_problem(assembly: Assembly) -> SnapProblem:
     for b in assembly.bodies:
         problem.bodies.append(SnapBody(b.path, b.system, b.declared))
     for c in assembly.connectors:
-        problem.connectors.append(SnapConnector(c.path, c.owner, c.X_OC, c.redirected_parent))
+        problem.connectors.append(SnapConnector(c.path, c.owner, c.X_OC, c.redirected_parent,
+                                                c.adaptive))
     for mt in assembly.mates:
         problem.mates.append(SnapMate(mt.path, mt.type, mt.connectors, mt.initial_angle,
                                       mt.initial_position, mt.initial_distance, mt.enable_snap,

@@ -28,7 +28,7 @@ from .parser import parse
 
 __all__ = ["Workspace", "FileContext", "ModelSymbol", "GlobalSymbol", "NamespaceRef",
            "TYPE_RENAMES", "ATTRIBUTE_RENAMES", "renamed_type", "snake_case", "default_bundle_roots",
-           "PRIMITIVES"]
+           "bundle_setup", "PRIMITIVES", "safe_resolve"]
 
 PRIMITIVES = frozenset({"Real", "Int", "Bool", "String"})
 
@@ -65,15 +65,49 @@ def snake_case(name: str) -> str:
     return _CAMEL.sub(lambda m: "_" + m.group(1).lower(), name)
 
 
+def safe_resolve(path: Path | str) -> Path:
+    """``Path.resolve`` that never raises: a symlink loop (RuntimeError before Python
+    3.13) or an unreadable folder gives the absolute path instead."""
+    p = Path(path)
+    try:
+        return p.resolve()
+    except (OSError, RuntimeError):
+        return p.absolute()
+
+
 def default_bundle_roots() -> list[Path]:
     """The folders holding the official bundles: ``openplxbundles.bundle_path()`` (which
     honours ``OPENPLX_BUNDLE_PATH``), when that package is installed."""
+    return bundle_setup()[0]
+
+
+def bundle_setup() -> tuple[list[Path], str, bool]:
+    """``(bundle roots, note, note is an error)``.  A broken ``OPENPLX_BUNDLE_PATH`` (the
+    package asserts on it) falls back to the installed bundles with a warning; no bundles
+    at all is an error that explains every unknown type that follows."""
+    env = os.environ.get("OPENPLX_BUNDLE_PATH")
+
+    def ok(p: str | Path | None) -> bool:
+        return bool(p) and Path(p, "Math", "config.openplx").is_file()  # type: ignore[arg-type]
+
     try:
         import openplxbundles  # type: ignore[import-not-found]
     except ImportError:
-        env = os.environ.get("OPENPLX_BUNDLE_PATH")
-        return [Path(env)] if env else []
-    return [Path(openplxbundles.bundle_path())]
+        if ok(env):
+            return [Path(env)], "", False  # type: ignore[arg-type]
+        return [], ("the OpenPLX bundles are not available: install openplx-bundles or set "
+                    "OPENPLX_BUNDLE_PATH to a folder with Math/config.openplx"), True
+    if not env or ok(env):
+        try:
+            return [Path(openplxbundles.bundle_path())], "", False
+        except Exception:  # noqa: BLE001 - the package raises AssertionError/FileNotFoundError
+            pass
+    package = getattr(openplxbundles, "package_dir", lambda: "")()
+    if ok(package):
+        return [Path(package)], (f"OPENPLX_BUNDLE_PATH '{env}' holds no OpenPLX bundles (no "
+                                 "Math/config.openplx); the installed openplx-bundles are used"), False
+    return [], ("the OpenPLX bundles are not available: install openplx-bundles or set "
+                "OPENPLX_BUNDLE_PATH to a folder with Math/config.openplx"), True
 
 
 # -- symbols ------------------------------------------------------------------------
@@ -174,7 +208,14 @@ class Workspace:
     """All bundles visible to a load, plus the user files loaded so far."""
 
     def __init__(self, bundle_roots: Iterable[Path] | None = None) -> None:
-        roots = default_bundle_roots() if bundle_roots is None else [Path(p) for p in bundle_roots]
+        #: A problem with finding the official bundles: (message, is an error) or None.
+        self.setup_note: tuple[str, bool] | None = None
+        if bundle_roots is None:
+            roots, note, is_error = bundle_setup()
+            if note:
+                self.setup_note = (note, is_error)
+        else:
+            roots = [Path(p) for p in bundle_roots]
         #: bundle name -> its folder
         self.bundles: dict[str, Path] = {}
         for root in roots:
@@ -248,13 +289,13 @@ class Workspace:
         (registered here if it is a user bundle), else the root namespace."""
         namespace: tuple[str, ...] = ()
         if path:
-            p = Path(path).resolve()
+            p = safe_resolve(path)
             for parent in p.parents:
                 if (parent / "config.openplx").is_file():
                     name = parent.name
                     if name not in self.bundles:
                         self.add_bundle(parent)
-                    if self.bundles.get(name) == parent or self.bundles.get(name, Path()).resolve() == parent:
+                    if self.bundles.get(name) == parent or safe_resolve(self.bundles.get(name, Path())) == parent:
                         rel = p.parent.relative_to(parent).parts
                         namespace = (name, *rel)
                     break
@@ -262,11 +303,11 @@ class Workspace:
         prefix = ".".join(namespace) + "." if namespace else ""
         ctx.local = _symbols_of(source, ctx, prefix)
         if path:
-            self._user[str(Path(path).resolve())] = ctx
+            self._user[str(safe_resolve(path))] = ctx
         return ctx
 
     def user_context(self, path: str) -> FileContext | None:
-        return self._user.get(str(Path(path).resolve()))
+        return self._user.get(str(safe_resolve(path)))
 
     # -- lookup -------------------------------------------------------------------
     def resolve(self, parts: tuple[str, ...], ctx: FileContext | None

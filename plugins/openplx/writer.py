@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapframe.core.diagnostics import Code, Diagnostics
-from snapframe.core.model import Document, Frame, Link, Model, World
+from snapframe.core.model import Document, Frame, Joint, Link, Model, World
 from snapframe.core.pose import Pose
 
 from . import ast as A
@@ -42,6 +42,10 @@ class OpenPlxState:
     declared: dict[str, Pose | None] = field(default_factory=dict)
     #: per connector path: X_OC when read
     connectors: dict[str, Pose] = field(default_factory=dict)
+    #: per node path (links, joints, collisions, visuals): what the writer cannot save yet
+    #: (inertia, geometry, joint type/ends/axes), as read; a change is reported, not lost
+    #: silently.  Filled by :meth:`remember`.
+    unsaved: dict[str, tuple] = field(default_factory=dict)
 
     @classmethod
     def of(cls, file: OpenPlxFile, model_name: str, asm: Assembly) -> "OpenPlxState":
@@ -53,6 +57,13 @@ class OpenPlxState:
         for c in asm.connectors:
             state.connectors[c.path] = c.X_OC
         return state
+
+    def remember(self, model: Model) -> None:
+        """Record the parts of the mapped model that saving does not write back."""
+        for node in _nodes(model):
+            sig = _signature(node)
+            if sig is not None:
+                self.unsaved[_node_key(node)] = sig
 
 
 def write(document: Document, path: str | Path, **options) -> None:
@@ -72,7 +83,7 @@ def document_text(document: Document, diagnostics: Diagnostics | None = None) ->
     root = document.root
     if isinstance(root, World):
         model = Model(name=root.name or "World")
-        model.entities = [e for e in root.entities if isinstance(e, (Model, Frame))]
+        model.entities = [e for e in root.entities if isinstance(e, (Model, Frame, Joint))]
         return model_to_source(model, diags)
     if isinstance(root, Model):
         return model_to_source(root, diags)
@@ -111,9 +122,60 @@ def _edited_text(document: Document, state: OpenPlxState, diags: Diagnostics) ->
             _pose_edit(editor, top, state, node, path, rel + ("local_transform",), by_pos, diags)
         elif isinstance(node, Frame) and path in state.connectors:
             _connector_edit(editor, top, state, node, path, rel)
+    _report_unsaved(document, state, diags)
     return editor.text() if editor.changed else file.text
 
 
+def _nodes(root) -> list:
+    out, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo.extend(reversed(node.children()))
+    return out
+
+
+def _node_key(node) -> str:
+    path = node.extras.get("openplx_path", "")
+    return f"{type(node).__name__}:{path}:{node.name}"
+
+
+def _rounded(values) -> tuple:
+    return tuple(round(float(v), 9) + 0.0 for v in values)
+
+
+def _signature(node) -> tuple | None:
+    """What an edit of ``node`` could change that the OpenPLX writer does not save."""
+    from snapframe.core.model import Collision, Visual
+    if isinstance(node, Link) and not node.extras.get("openplx_synthetic"):
+        i = node.inertial
+        if i is None:
+            return ("inertial", None)
+        return ("inertial", i.auto, i.mass, _rounded((i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz)),
+                _rounded(i.pose.value.xyz_quat()))
+    if isinstance(node, Joint) and node.extras.get("openplx_path"):
+        return ("joint", node.type, node.parent_name, node.child_name,
+                tuple(_rounded(a.xyz) for a in node.axes))
+    if isinstance(node, (Collision, Visual)) and node.extras.get("openplx_path"):
+        g = node.geometry
+        params = tuple(sorted((k, repr(v)) for k, v in g.params.items()))
+        return ("geometry", g.shape, params, _rounded(node.pose.value.xyz_quat()))
+    return None
+
+
+def _report_unsaved(document: Document, state: OpenPlxState, diags: Diagnostics) -> None:
+    if not state.unsaved:
+        return
+    what = {"inertial": "inertia", "joint": "joint (mate) settings", "geometry": "geometry"}
+    for node in _nodes(document.root):
+        sig = _signature(node)
+        if sig is None:
+            continue
+        before = state.unsaved.get(_node_key(node))
+        if before is not None and before != sig:
+            diags.warning(Code.CONVERSION_ERROR, f"the {what[sig[0]]} of '{node.name}' changed; "
+                          "saving that to OpenPLX is not supported yet, the file keeps the old "
+                          "value", node.source)
 def _pose_value(node: Link | Model) -> Pose:
     """The node's pose in its parent model's frame."""
     spec = node.pose

@@ -60,6 +60,16 @@ _AXIS_TYPES = ("revolute", "continuous", "prismatic")
 _LIMITED_TYPES = ("revolute", "prismatic")  # urdfdom requires <limit> for these
 
 
+def _split_tag(tag: str) -> tuple[str | None, str]:
+    """``"{uri}local"`` -> ``(uri, local)``.  An undeclared prefix (kept as written by the
+    lenient parser, e.g. ``"xacro:macro"``) counts as a foreign namespace named by it."""
+    if tag.startswith("{"):
+        uri, _, local = tag[1:].partition("}")
+        return uri, local
+    prefix, sep, local = tag.partition(":")
+    return (prefix, local) if sep else (None, tag)
+
+
 @dataclass(eq=False)
 class _ParsedJoint:
     """A URDF joint as read, before the tree is known."""
@@ -127,9 +137,9 @@ class _UrdfReader:
         (xacro, gazebo extensions written with a prefix, ...)."""
         if not isinstance(el.tag, str):
             return None
-        q = etree.QName(el)
-        if q.namespace is None or q.namespace == self.ns:
-            return q.localname
+        namespace, local = _split_tag(el.tag)
+        if namespace is None or namespace == self.ns:
+            return local
         return None
 
     def children(self, el: etree._Element, tag: str | None = None) -> Iterator[etree._Element]:
@@ -208,12 +218,12 @@ class _UrdfReader:
     # -- robot --------------------------------------------------------------------
     def robot_model(self, tree: etree._ElementTree) -> Model | None:
         root = tree.getroot()
-        q = etree.QName(root)
-        if q.localname != "robot":
-            self.error(Code.ELEMENT_INVALID, f"Root element is <{q.localname}>, expected <robot> "
+        namespace, local = _split_tag(root.tag)
+        if local != "robot":
+            self.error(Code.ELEMENT_INVALID, f"Root element is <{local}>, expected <robot> "
                        "(is this a URDF file?)", root)
             return None
-        self.ns = q.namespace
+        self.ns = namespace
         name = root.get("name")
         if name is None:
             self.error(Code.ATTRIBUTE_MISSING, "Required attribute 'name' of <robot> is missing.",
@@ -278,7 +288,8 @@ class _UrdfReader:
 
     def xacro_hint(self, root: etree._Element) -> None:
         for el in root.iter():
-            if isinstance(el.tag, str) and "xacro" in (etree.QName(el).namespace or ""):
+            namespace, _ = _split_tag(el.tag) if isinstance(el.tag, str) else (None, "")
+            if "xacro" in (namespace or ""):
                 self.warning(Code.ELEMENT_INVALID, "This file contains xacro elements; URDF "
                              "readers ignore them (run xacro first to expand macros).", el)
                 return

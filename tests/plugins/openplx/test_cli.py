@@ -84,3 +84,62 @@ def test_check_reports_unknown_names_once_not_the_mates_they_break(tmp_path) -> 
         (17, "column 36: 'Physics3D.Bodies.RigidBody' has no attribute 'nope'"),
     ]
     assert len(snap_command(path)["errors"]) == 4
+
+
+def test_syntax_errors_in_a_user_bundle_are_reported(tmp_path) -> None:
+    bundle = tmp_path / "MyParts"
+    bundle.mkdir()
+    (bundle / "config.openplx").write_text('config is BundleConfig:\n    name: "MyParts"\n')
+    (bundle / "Arm.openplx").write_text("Arm is Physics3D.Bodies.RigidBody:\n"
+                                        "    mc is Physics3D.Interactions.MateConnector:\n"
+                                        "        position.x: 1 +\n")
+    main = tmp_path / "main.openplx"
+    main.write_text("Rig is Physics3D.System:\n    arm is MyParts.Arm:\n"
+                    "        kinematics.local_transform.position.x: 0\n")
+    expected = (str(bundle / "Arm.openplx"), 3, "column 24: expected a value, found end of line")
+    assert [(d.file, d.line, d.message) for d in check(main).errors] == [expected]
+    [error] = snap_command(main)["errors"]
+    assert (error["file"], error["line"], error["code"]) == (expected[0], 3, "PARSING_ERROR")
+
+
+def test_a_mistake_in_an_inherited_model_is_reported_once(tmp_path) -> None:
+    path = tmp_path / "family.openplx"
+    path.write_text("Arm is Physics3D.System:\n"
+                    "    a is Real: b\n"
+                    "    b is Real: a\n"
+                    "    c is Real\n"
+                    "Big is Arm\n"
+                    "Huge is Big\n")
+    d = check(path)
+    assert [(x.line, x.message) for x in d.errors] == \
+        [(3, "column 16: circular reference while evaluating 'Arm.a'")]
+    assert [(x.line, x.message) for x in d.warnings] == \
+        [(4, "column 5: 'Arm.c' is declared without a value")]
+
+
+def test_bad_numbers_are_reported_where_they_are_written(tmp_path) -> None:
+    # Infinite or NaN values and a zero quaternion: one error each, at the user's
+    # assignment (not at the bundle's declaration), no exception, finite JSON.
+    path = tmp_path / "numbers.openplx"
+    path.write_text("A is Physics3D.System:\n"
+                    "    b is Physics3D.Bodies.RigidBody:\n"
+                    "        kinematics.local_transform.position.x: Math.INF\n"
+                    "        mc is Physics3D.Interactions.MateConnector\n"
+                    "    c is Physics3D.Bodies.RigidBody:\n"
+                    "        mc is Physics3D.Interactions.MateConnector:\n"
+                    "            position.x: Math.INF - Math.INF\n"
+                    "    d is Physics3D.Bodies.RigidBody:\n"
+                    "        kinematics.local_transform.rotation: {0, 0, 0, 0}\n"
+                    "        mc is Physics3D.Interactions.MateConnector\n"
+                    "    h is Physics3D.Interactions.Hinge:\n"
+                    "        connectors: [b.mc, d.mc]\n"
+                    "        initial_angle: 1e308 * 10\n")
+    out = snap_command(path)
+    assert [(e["file"], e["line"], e["message"]) for e in out["errors"]] == [
+        (str(path), 3, "the local_transform of 'A.b' is not finite (column 48)"),
+        (str(path), 7, "position of mate connector 'A.c.mc' is not finite (column 25)"),
+        (str(path), 9, "cannot evaluate the local_transform of 'A.d': zero rotation quaternion "
+                       "(column 46)"),
+        (str(path), 13, "initial_angle of mate 'A.h' is not finite; 0 is used (column 24)"),
+    ]
+    json.dumps(out, allow_nan=False)   # no Infinity / NaN in the output

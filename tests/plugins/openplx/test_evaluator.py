@@ -77,6 +77,29 @@ Rig is Physics3D.System:
     assert f.all_problems() == []
 
 
+def test_becomes_that_does_not_narrow_is_an_error(load) -> None:
+    # Spec section 2.3: 'becomes' narrows an inherited attribute to a compatible subtype.
+    f = load("""
+Rig is Physics3D.System:
+    local_transform becomes Math.Vec3
+    b is Physics3D.Bodies.RigidBody:
+        inertia becomes Physics3D.Bodies.Inertia
+        kinematics.local_transform.position.x: 1
+    c is Physics3D.Bodies.RigidBody:
+        inertia becomes Math.Vec3
+""")
+    rig = f.instantiate("Rig")
+    assert rig.get("local_transform").is_a("Math.AffineTransform")   # the type is kept
+    rig.get("c").get("inertia")
+    problems = [(p.line, p.col, p.message) for p in f.all_problems()]
+    assert problems == [
+        (3, 29, "'local_transform' is a Math.AffineTransform; 'becomes' can only narrow it to a "
+                "subtype, not to Math.Vec3"),
+        (8, 25, "'inertia' is a Physics3D.Bodies.Inertia; 'becomes' can only narrow it to a "
+                "subtype, not to Math.Vec3"),
+    ]
+
+
 def test_expressions_resolve_in_the_model_they_are_written_in(bundle_root) -> None:
     # StructuralPlanarConnector writes "position: x: x": the right-hand x is the
     # connector's own attribute, not position.x.

@@ -3,6 +3,8 @@ directions and through the SDFormat writer."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from snapframe.core.model import Model
@@ -322,3 +324,97 @@ def test_joints_to_frames_and_nested_links_become_mates(tmp_path) -> None:
     robot = source.instantiate("robot")
     assert [type_of(robot, n) for n in ("wrist", "screw_on")] == \
         ["Physics3D.Interactions.Hinge", "Physics3D.Interactions.Lock"]
+
+
+WORLD_WITH_JOINT = """<?xml version="1.0"?>
+<sdf version="1.10">
+  <world name="lab">
+    <model name="table">
+      <pose>1 0 0 0 0 0</pose>
+      <link name="top"><pose>0 0 0.8 0 0 0</pose></link>
+    </model>
+    <model name="robot">
+      <pose>1 0 0.8 0 0 0.3</pose>
+      <link name="base"/>
+    </model>
+    <joint name="bolt" type="fixed"><parent>table::top</parent><child>robot::base</child></joint>
+  </world>
+</sdf>
+"""
+
+
+def test_world_joints_are_kept_when_a_world_is_written_as_openplx(tmp_path) -> None:
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
+    from snapframe.plugins.openplx.writer import document_text
+    sdf_path = tmp_path / "lab.sdf"
+    sdf_path.write_text(WORLD_WITH_JOINT)
+    doc = sdformat.read(sdf_path)
+    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    text = document_text(doc)
+    assert "    bolt is Physics3D.Interactions.Lock:\n" in text
+    out = tmp_path / "lab.openplx"
+    out.write_text(text)
+    result = snap_command(out)
+    assert result["errors"] == [] and result["warnings"] == []
+    got = result["frames"]["lab.robot.base"]["pose"]
+    assert Pose.from_xyz_quat(got[:3], got[3:]).almost_equal(
+        Pose.from_xyz_rpy(1, 0, 0.8, 0, 0, 0.3), 1e-9)
+
+
+def test_system_connectors_stay_system_connectors_through_sdformat(tmp_path) -> None:
+    # A connector owned by a system is fixed in it; written to SDFormat as a frame on the
+    # model frame, it must come back as a system connector, not ride on the first link.
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.format")
+    src = tmp_path / "rig.openplx"
+    src.write_text("Rig is Physics3D.System:\n"
+                   "    anchor is Physics3D.Interactions.MateConnector:\n"
+                   "        position.z: 1\n"
+                   "    arm is Physics3D.Bodies.RigidBody:\n"
+                   "        mc is Physics3D.Interactions.MateConnector\n"
+                   "    j is Physics3D.Interactions.Hinge:\n"
+                   "        connectors: [anchor, arm.mc]\n"
+                   "        initial_angle: 0.5\n")
+    doc = openplx_format.read(src)
+    sdformat.write(doc, tmp_path / "rig.sdf")
+    back = sdformat.read(tmp_path / "rig.sdf")
+    text = model_to_source(back.root)
+    f = load_text(text)
+    from snapframe.plugins.openplx.snap_input import assemble
+    _, asm, _ = assemble(f)
+    assert asm.connector("Rig.anchor").owner == "Rig"
+    assert asm.connector("Rig.anchor").X_OC.almost_equal(
+        Pose.from_xyz_rpy(0, 0, 1, 0, 0, math.pi), 1e-9)
+
+
+CLASHING_NAMES = """<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="cart">
+    <link name="left-wheel"><pose>0 1 0 0 0 0</pose></link>
+    <link name="left_wheel"><pose>0 2 0 0 0 0</pose>
+      <inertial><mass>5</mass></inertial>
+      <collision name="inertia"><geometry><sphere><radius>0.1</radius></sphere></geometry></collision>
+    </link>
+    <link name="local_transform"><pose>0 3 0 0 0 0</pose></link>
+    <frame name="reference_body"><pose>1 0 0 0 0 0</pose></frame>
+  </model>
+</sdf>
+"""
+
+
+def test_names_that_clash_in_openplx_are_made_unique(tmp_path) -> None:
+    # "left-wheel" and "left_wheel" are one OpenPLX identifier; "inertia", "local_transform"
+    # and "reference_body" are inherited attributes a generated member must not replace.
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
+    sdf_path = tmp_path / "cart.sdf"
+    sdf_path.write_text(CLASHING_NAMES)
+    doc = sdformat.read(sdf_path)
+    text = model_to_source(doc.root)
+    source = load_text(text)
+    from snapframe.plugins.openplx.snap_input import assemble
+    _, asm, _ = assemble(source)
+    assert source.all_problems() == []
+    assert [(b.name, b.declared.p) for b in asm.bodies] == [
+        ("left_wheel", (0, 1, 0)), ("left_wheel_2", (0, 2, 0)), ("local_transform_2", (0, 3, 0))]
+    assert asm.bodies[1].mass == 5 and [g.name for g in asm.bodies[1].geometries] == ["inertia_2"]
+    assert asm.root.declared is None and asm.root.reference_body is None
+    assert [c.path for c in asm.connectors] == ["cart.reference_body_2"]

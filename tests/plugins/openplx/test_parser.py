@@ -232,3 +232,34 @@ def test_mutated_bundle_files_never_crash(bundle_files: list[Path]) -> None:
             n_lines = mutated.count("\n") + 1
             for p in source.problems:
                 assert 1 <= p.line <= n_lines and p.col >= 1
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n", "\r"])
+def test_positions_after_a_multi_line_string_with_any_line_break(nl: str) -> None:
+    # The tokenizer breaks lines at CR too; a triple-quoted string must count them alike.
+    text = f'A:{nl}    .doc: """a{nl}b"""{nl}    x: ]{nl}    y: """c{nl}de""" +{nl}'
+    source = parse(text)
+    assert [(p.line, p.col) for p in source.problems] == [(4, 8), (6, 8)]
+    assert source.statements[0].end_line == 6
+    assert source.to_text() == text
+
+
+@pytest.mark.parametrize("text, line, col, message", [
+    ("A is Physics3D.System[]:\n    x is Real: 1\n", 1, 6, "cannot extend an array type"),
+    ("A is B reference:\n    x is Real: 1\n", 1, 6, "cannot extend a reference"),
+    ("A is B or C:\n    x is Real: 1\n", 1, 11, "extends one model, not a union"),
+    ("trait T is U with V\n", 1, 19, "a trait cannot use 'with'"),
+    ("trait T:\n    with U\n    x is Real: 1\n", 2, 5, "a trait cannot use 'with'"),
+])
+def test_invalid_model_and_trait_bases_are_syntax_errors(text, line, col, message) -> None:
+    # Spec section 2.3: a model extends one model; traits extend traits with 'is' and
+    # cannot themselves use 'with'.
+    source = parse(text, "f.openplx")
+    [p] = source.problems
+    assert (p.line, p.col) == (line, col) and message in p.message
+    assert source.to_text() == text
+
+
+def test_array_and_union_typed_top_level_values_stay_valid() -> None:
+    source = parse("XS is Real[]: [1, 2]\nY is Real\nZ is Math.Vec3 or Math.Vec2: {1, 2}\n")
+    assert source.problems == []

@@ -135,3 +135,21 @@ def test_documents_from_other_formats_are_converted(tmp_path) -> None:
     openplx_format.write(doc, out)
     d = declared(out)
     assert d["cart.body"].almost_equal(Pose.translation(0, 0, 0.2))
+
+
+def test_edits_the_writer_cannot_save_are_reported_not_lost_silently(tmp_path) -> None:
+    doc = openplx_format.read(EXAMPLES / "clock.openplx")
+    out = tmp_path / "clock.openplx"
+    openplx_format.write(doc, out)
+    assert doc.diagnostics.items == []                     # nothing edited, nothing said
+    face = link(doc, "face")
+    face.inertial.mass = 2.0
+    face.collisions[0].geometry.params["radius"] = 0.3
+    doc.root.joints[0].type = "prismatic"
+    openplx_format.write(doc, out)
+    assert out.read_bytes() == (EXAMPLES / "clock.openplx").read_bytes()
+    path = str(EXAMPLES / "clock.openplx")
+    warned = sorted((d.file, d.line, d.message.split(";")[0]) for d in doc.diagnostics.warnings)
+    assert warned == [(path, 14, "the geometry of 'dial' changed"),      # "dial is ...:"
+                      (path, 33, "the inertia of 'face' changed"),
+                      (path, 36, "the joint (mate) settings of 'hand_hinge' changed")]
