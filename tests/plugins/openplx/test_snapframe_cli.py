@@ -60,3 +60,10 @@ def test_a_system_that_contains_itself_is_reported_not_followed(tmp_path):
     code, out, _ = run("check", loop)
     assert code == 1
     assert f"{loop}:2: error ELEMENT_INVALID: column 5: system 'Outer.inner' contains itself" in out
+
+
+def test_a_system_without_bodies_is_valid_openplx(tmp_path):
+    empty = tmp_path / "empty.openplx"
+    empty.write_text("A is Physics3D.System:\n    x is Real: 1\n")
+    code, out, _ = run("check", empty)
+    assert code == 0, out
