@@ -22,6 +22,7 @@ from typing import Any
 
 from snapframe.core.diagnostics import Code, Severity
 from snapframe.core.pose import IDENTITY, Pose
+from snapframe.core.snap.model import SnapMate
 
 from . import ast as A
 from . import mathlib as m
@@ -114,20 +115,13 @@ class SystemInfo:
     where: tuple[str, int] | None = None
 
 
-@dataclass(eq=False)
-class MateInfo:
-    path: str
-    name: str
-    obj: Obj
-    system: str
-    type: str
-    connectors: tuple[str, str]
-    initial_angle: float = 0.0
-    initial_position: float = 0.0
-    initial_distance: float = 0.0
-    enable_snap: bool = True
-    file: str = ""
-    line: int = 0
+@dataclass(frozen=True, eq=False)
+class MateInfo(SnapMate):
+    """A mate as SNAP needs it, plus where the evaluator found it."""
+
+    name: str = field(default="", kw_only=True)
+    obj: Obj | None = field(default=None, kw_only=True)
+    system: str = field(default="", kw_only=True)
 
 
 @dataclass(eq=False)
@@ -399,10 +393,11 @@ class _Collector:
             return v
 
         snap = obj.try_get("enable_snap", True)
-        return MateInfo(obj.path or name, name, obj, system.path, kind, (paths[0], paths[1]),
+        return MateInfo(obj.path or name, kind, (paths[0], paths[1]),
                         real("initial_angle"), real("initial_position"),
                         real("initial_distance"), snap if isinstance(snap, bool) else True,
-                        decl.file if decl else "", decl.line if decl else 0)
+                        decl.file if decl else "", decl.line if decl else 0,
+                        name=name, obj=obj, system=system.path)
 
 
     def under_unknown_type(self, root: Obj, path: str | None) -> bool:

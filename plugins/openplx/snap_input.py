@@ -9,7 +9,7 @@ OpenPLX paths from the assembled top model (``Clock.hour_hand``).
 
 from __future__ import annotations
 
-from snapframe.core.snap.model import (SnapBody, SnapConnector, SnapMate, SnapProblem,
+from snapframe.core.snap.model import (SnapBody, SnapConnector, SnapProblem,
                                        SnapSystem)
 
 from .evaluator import Obj
@@ -30,10 +30,7 @@ def snap_problem(assembly: Assembly) -> SnapProblem:
     for c in assembly.connectors:
         problem.connectors.append(SnapConnector(c.path, c.owner, c.X_OC, c.redirected_parent,
                                                 c.adaptive))
-    for mt in assembly.mates:
-        problem.mates.append(SnapMate(mt.path, mt.type, mt.connectors, mt.initial_angle,
-                                      mt.initial_position, mt.initial_distance, mt.enable_snap,
-                                      mt.file, mt.line))
+    problem.mates.extend(assembly.mates)  # a MateInfo is a SnapMate
     return problem
 
 

@@ -21,6 +21,25 @@ def world_poses(doc) -> dict[str, Pose]:
     return {f.name: f.pose for f in doc.frames.frames()}
 
 
+def read_sdformat(tmp_path, name: str, text: str, *, clean: bool = True):
+    """Write SDFormat ``text`` to ``tmp_path/name`` and read it (as a user's file would be)."""
+    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
+    sdf_path = tmp_path / name
+    sdf_path.write_text(text)
+    doc = sdformat.read(sdf_path)
+    if clean:
+        assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    return doc
+
+
+def snap_text(tmp_path, name: str, text: str) -> dict:
+    """Save OpenPLX ``text`` as ``tmp_path/name`` and assemble it with ``snapframe snap``."""
+    out = tmp_path / name
+    out.write_text(text)
+    return snap_command(out)
+
+
+
 def test_clock_maps_to_links_frames_and_a_revolute_joint() -> None:
     doc = openplx_format.read(EXAMPLES / "clock.openplx")
     assert doc.diagnostics.items == [] and doc.format == "openplx"
@@ -172,15 +191,9 @@ SDF = """<?xml version="1.0"?>
 
 
 def test_sdformat_model_to_openplx_reassembles_at_the_same_poses(tmp_path) -> None:
-    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
-    sdf_path = tmp_path / "arm.sdf"
-    sdf_path.write_text(SDF)
-    doc = sdformat.read(sdf_path)
-    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    doc = read_sdformat(tmp_path, "arm.sdf", SDF)
     text = model_to_source(doc.root)
-    out = tmp_path / "arm.openplx"
-    out.write_text(text)
-    result = snap_command(out)
+    result = snap_text(tmp_path, "arm.openplx", text)
     assert result["errors"] == [], result["errors"]
     sdf_poses = world_poses(doc)
     for link in ("base", "upper", "slide", "tool"):
@@ -260,17 +273,11 @@ NESTED_SDF = """<?xml version="1.0"?>
 def test_converted_nested_models_keep_the_top_model_last(tmp_path) -> None:
     # Tools assemble the *last* top-level System of a file: the nested models' systems
     # must come before the top model, or converting SDFormat -> OpenPLX assembles a part.
-    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
-    sdf_path = tmp_path / "robot.sdf"
-    sdf_path.write_text(NESTED_SDF)
-    doc = sdformat.read(sdf_path)
-    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    doc = read_sdformat(tmp_path, "robot.sdf", NESTED_SDF)
     text = model_to_source(doc.root)
     source = load_text(text)
     assert source.default_model().name == "robot"
-    out = tmp_path / "robot.openplx"
-    out.write_text(text)
-    result = snap_command(out)
+    result = snap_text(tmp_path, "robot.openplx", text)
     assert result["errors"] == []
     sdf_poses = world_poses(doc)
     for path, name in [("robot.base", "robot::base"), ("robot.arm.upper", "robot::arm::upper"),
@@ -304,16 +311,10 @@ JOINTS_TO_FRAMES_AND_NESTED_LINKS = """<?xml version="1.0"?>
 def test_joints_to_frames_and_nested_links_become_mates(tmp_path) -> None:
     # A joint whose parent is a frame or a link of a nested model used to be dropped while
     # its child was still left for SNAP to place: the child fell back to the origin.
-    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
-    sdf_path = tmp_path / "robot.sdf"
-    sdf_path.write_text(JOINTS_TO_FRAMES_AND_NESTED_LINKS)
-    doc = sdformat.read(sdf_path)
-    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    doc = read_sdformat(tmp_path, "robot.sdf", JOINTS_TO_FRAMES_AND_NESTED_LINKS)
     text = model_to_source(doc.root)
     assert "arm.upper.wrist_parent is Physics3D.Interactions.MateConnector:" in text
-    out = tmp_path / "robot.openplx"
-    out.write_text(text)
-    result = snap_command(out)
+    result = snap_text(tmp_path, "robot.openplx", text)
     assert result["errors"] == [] and result["warnings"] == []
     sdf_poses = world_poses(doc)
     for link in ("tool", "cap"):
@@ -344,17 +345,11 @@ WORLD_WITH_JOINT = """<?xml version="1.0"?>
 
 
 def test_world_joints_are_kept_when_a_world_is_written_as_openplx(tmp_path) -> None:
-    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
     from snapframe.plugins.openplx.writer import document_text
-    sdf_path = tmp_path / "lab.sdf"
-    sdf_path.write_text(WORLD_WITH_JOINT)
-    doc = sdformat.read(sdf_path)
-    assert not doc.diagnostics.has_errors(), [d.format() for d in doc.diagnostics]
+    doc = read_sdformat(tmp_path, "lab.sdf", WORLD_WITH_JOINT)
     text = document_text(doc)
     assert "    bolt is Physics3D.Interactions.Lock:\n" in text
-    out = tmp_path / "lab.openplx"
-    out.write_text(text)
-    result = snap_command(out)
+    result = snap_text(tmp_path, "lab.openplx", text)
     assert result["errors"] == [] and result["warnings"] == []
     got = result["frames"]["lab.robot.base"]["pose"]
     assert Pose.from_xyz_quat(got[:3], got[3:]).almost_equal(
@@ -404,10 +399,7 @@ CLASHING_NAMES = """<?xml version="1.0"?>
 def test_names_that_clash_in_openplx_are_made_unique(tmp_path) -> None:
     # "left-wheel" and "left_wheel" are one OpenPLX identifier; "inertia", "local_transform"
     # and "reference_body" are inherited attributes a generated member must not replace.
-    sdformat = pytest.importorskip("snapframe.plugins.sdformat.reader")
-    sdf_path = tmp_path / "cart.sdf"
-    sdf_path.write_text(CLASHING_NAMES)
-    doc = sdformat.read(sdf_path)
+    doc = read_sdformat(tmp_path, "cart.sdf", CLASHING_NAMES, clean=False)
     text = model_to_source(doc.root)
     source = load_text(text)
     from snapframe.plugins.openplx.snap_input import assemble
