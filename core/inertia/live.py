@@ -72,14 +72,18 @@ class LinkInertiaTracker:
             self._drop(collision)
             return
         self._shapes[collision.id] = mp
+        self._place(collision, mp, diags)
+
+    collision_added = collision_changed
+
+    def _place(self, collision: Collision, mp, diags: Diagnostics) -> None:
+        """Put the collision's (cached) shape inertia at its current pose in the link."""
         X = self._pose(collision, diags)
         self._note(collision, diags)
         if X is None:
             self._drop(collision)
             return
         self._parts.set(collision.id, mp, X)
-
-    collision_added = collision_changed
 
     def collision_moved(self, collision: Collision) -> None:
         """Only the pose changed: reuse the cached shape inertia."""
@@ -89,12 +93,7 @@ class LinkInertiaTracker:
             return
         diags = Diagnostics()
         self._diags[collision.id] = diags
-        X = self._pose(collision, diags)
-        self._note(collision, diags)
-        if X is None:
-            self._drop(collision)
-            return
-        self._parts.set(collision.id, mp, X)
+        self._place(collision, mp, diags)
 
     def collision_removed(self, collision: Collision) -> None:
         self._diags.pop(collision.id, None)

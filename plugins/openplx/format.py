@@ -78,12 +78,6 @@ def read(path: str | Path, context=None, model_name: str | None = None) -> Docum
     if model is not None and not doc.diagnostics.has_errors():
         from snapframe.core.frames import check_document
         check_document(doc)
-        # "A model must have at least one link" is SDFormat's rule; an OpenPLX System
-        # without bodies is valid.
-        kept = [d for d in doc.diagnostics if d.code != Code.MODEL_WITHOUT_LINK]
-        if len(kept) != len(doc.diagnostics):
-            doc.diagnostics = Diagnostics()
-            doc.diagnostics.extend(kept)
     return doc
 
 

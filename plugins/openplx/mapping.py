@@ -110,6 +110,9 @@ def assembly_to_model(asm: Assembly, local: dict[str, Pose],
                 model.add(_connector_frame(c, f"{b.name}.{c.name}", b.name))
         for sub in info.systems:
             model.add(build(sub, model))
+        # A System with no bodies at any depth moves nothing: in SDFormat terms it is a
+        # static model (which, unlike a dynamic one, needs no link).
+        model.static = not _has_bodies(info)
         return model
 
     root = build(asm.root, None)
@@ -117,6 +120,10 @@ def assembly_to_model(asm: Assembly, local: dict[str, Pose],
     for mate in asm.mates:
         _mate_joints(mate, asm, systems, models, link_of, local, diags)
     return root
+
+
+def _has_bodies(info: SystemInfo) -> bool:
+    return bool(info.bodies) or any(_has_bodies(sub) for sub in info.systems)
 
 
 def _connector_frame(c: ConnectorInfo, name: str, attached_to: str) -> Frame:

@@ -116,3 +116,16 @@ def torus_mesh(R=0.3, r=0.1, nu=64, nv=32):
     F = np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3),
                         np.stack([a, c, d], -1).reshape(-1, 3)])
     return X, F
+
+
+def auto_link(collisions, name="link", **inertial):
+    """A link with ``<inertial auto="true" ...>`` and one collision per
+    ``(shape, params, density, X_LC)`` tuple, named c0, c1, ..."""
+    from snapframe.core.model.nodes import Collision, Geometry, Inertial, Link, PoseSpec
+    link = Link(name=name, inertial=Inertial(auto=True, **inertial))
+    for i, (shape, params, density, pose) in enumerate(collisions):
+        c = Collision(name=f"c{i}", geometry=Geometry(shape, params), density=density,
+                      pose=PoseSpec(pose))
+        c.parent = link
+        link.collisions.append(c)
+    return link

@@ -6,25 +6,18 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from inertia_meshgen import box_mesh
+from inertia_meshgen import auto_link, box_mesh
 from snapframe.core.diagnostics import Code, Severity
 from snapframe.core.inertia.calculators import (CalculatorRegistry, auto_inertia_param,
                                                 default_registry)
 from snapframe.core.inertia.link import compute_link_inertia, resolve_auto_inertials
 from snapframe.core.inertia.mass_properties import MassProperties
 from snapframe.core.inertia.mesh_calculator import mesh_cache, set_mesh_loader
-from snapframe.core.model.nodes import (Collision, Geometry, Inertial, Link, Model, PoseSpec)
+from snapframe.core.model.nodes import (Model, PoseSpec)
 from snapframe.core.pose import Pose
 
 
-def make_link(collisions, name="link", **inertial):
-    link = Link(name=name, inertial=Inertial(auto=True, **inertial))
-    for i, (shape, params, density, pose) in enumerate(collisions):
-        c = Collision(name=f"c{i}", geometry=Geometry(shape, params), density=density,
-                      pose=PoseSpec(pose))
-        c.parent = link
-        link.collisions.append(c)
-    return link
+make_link = auto_link
 
 
 def codes(result, severity=None):

@@ -16,17 +16,13 @@ import pytest
 from inertia_meshgen import sphere_mesh
 from snapframe.core.diagnostics import Code, Severity
 from snapframe.core.inertia.link import compute_link_inertia
-from snapframe.core.inertia.mesh_calculator import mesh_cache, set_mesh_loader
 from snapframe.core.model.nodes import Collision, Geometry, Inertial, Link, PoseSpec
 from snapframe.core.pose import Pose
 
 
 @pytest.fixture(autouse=True)
-def default_loader():
-    set_mesh_loader(None)
-    mesh_cache().clear()
+def _default_loader(default_mesh_loader):
     yield
-    mesh_cache().clear()
 
 
 def write_cylinder_dae(path, n=4096, r=1.0, length=2.0, z0=-1.0):

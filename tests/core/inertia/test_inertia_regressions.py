@@ -1,7 +1,6 @@
 """Regressions found in review of the automatic-inertia engine (each failed before its fix)."""
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -10,35 +9,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inertia_meshgen import box_mesh
+from inertia_meshgen import auto_link, box_mesh
 from snapframe.core.diagnostics import Code, Severity
 from snapframe.core.inertia import mesh_calculator as mesh_calc
-from snapframe.core.inertia.calculators import CalculatorRegistry, default_registry
+from snapframe.core.inertia.calculators import default_registry
 from snapframe.core.inertia.link import compute_link_inertia, resolve_auto_inertials
 from snapframe.core.inertia.live import LinkInertiaTracker
 from snapframe.core.inertia.mass_properties import MassProperties
 from snapframe.core.inertia.mesh import check_closed
-from snapframe.core.inertia.mesh_calculator import mesh_cache, set_mesh_loader
-from snapframe.core.model.nodes import Collision, Geometry, Inertial, Link, PoseSpec
 from snapframe.core.pose import Pose
 
 
 @pytest.fixture(autouse=True)
-def default_loader():
-    set_mesh_loader(None)
-    mesh_cache().clear()
+def _default_loader(default_mesh_loader):
     yield
-    mesh_cache().clear()
 
 
-def link_with(collisions, name="link", **inertial):
-    link = Link(name=name, inertial=Inertial(auto=True, **inertial))
-    for i, (shape, params, density, pose) in enumerate(collisions):
-        c = Collision(name=f"c{i}", geometry=Geometry(shape, params), density=density,
-                      pose=PoseSpec(pose))
-        c.parent = link
-        link.collisions.append(c)
-    return link
+link_with = auto_link
 
 
 def errors(result):
