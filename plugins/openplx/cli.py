@@ -105,24 +105,36 @@ def locate(diagnostics: Iterable[Diagnostic], assembly: Any) -> list[Diagnostic]
     return out
 
 
+def evaluate_all(file: OpenPlxFile) -> dict[str, Obj]:
+    """Evaluate every attribute of every top-level model, so that each mistake is recorded
+    in ``file``'s problems where it is written (not only where an assembly trips on it).
+    Returns the instances by model name, for :func:`assemble` to reuse."""
+    instances: dict[str, Obj] = {}
+    try:
+        ev = file.evaluator
+        for sym in file.symbols():
+            instances[sym.name] = obj = ev.instantiate(sym)
+            _force(obj, file, depth=0)
+    except RecursionError:
+        file.too_deep()
+    return instances
+
+
 def check_file(file: OpenPlxFile) -> Diagnostics:
     """Problems of a loaded file: syntax, imports, names and types in every top-level
     model, attributes left without a value, and the SNAP assembly of the default System."""
+    instances = evaluate_all(file)
     try:
-        return _check_file(file)
+        return _assembly_problems(file, instances)
     except RecursionError:
         file.too_deep()
         return file.diagnostics()
 
 
-def _check_file(file: OpenPlxFile) -> Diagnostics:
-    ev = file.evaluator
-    for sym in file.symbols():
-        obj = ev.instantiate(sym)
-        _force(obj, file, depth=0)
+def _assembly_problems(file: OpenPlxFile, instances: dict[str, Obj]) -> Diagnostics:
     if file.default_model() is not None:
         from snapframe.core.snap import solve
-        _, asm, problem = assemble(file)
+        _, asm, problem = assemble(file, instances=instances)
         diags = Diagnostics()
         for p in file.all_problems():
             diags.add(p.to_diagnostic())

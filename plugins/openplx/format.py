@@ -22,13 +22,14 @@ __all__ = ["read", "write", "parse_include", "read_model", "document_text"]
 VERSION = "0.19"
 
 
-def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | None = None
-               ) -> tuple[Model | None, OpenPlxState | None]:
-    """Assemble a model of a loaded file and map it to the core model."""
+def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | None = None,
+               instances: dict | None = None) -> tuple[Model | None, OpenPlxState | None]:
+    """Assemble a model of a loaded file and map it to the core model (``instances``:
+    top-level instances already evaluated, reused)."""
     from snapframe.core.snap import solve
 
     try:
-        root, asm, problem = assemble(file, model_name)
+        root, asm, problem = assemble(file, model_name, instances=instances)
     except RecursionError:
         file.too_deep()
         root, asm, problem = None, None, None
@@ -63,15 +64,15 @@ def read(path: str | Path, context=None, model_name: str | None = None) -> Docum
     doc.extras["openplx_version"] = VERSION
     # Evaluate every attribute first, so errors are reported where they are written
     # (a circular definition, an unknown name) rather than as what they break later.
-    from .cli import check_file
-    found = check_file(file)
-    syntax = [d for d in found if d.code == Code.PARSING_ERROR]
+    from .cli import evaluate_all
+    instances = evaluate_all(file)
+    syntax = [d for d in file.diagnostics() if d.code == Code.PARSING_ERROR]
     if syntax:
         # A syntax error is the root cause; what fails to evaluate after it is noise.
         doc.diagnostics.extend(syntax)
         return doc
-    doc.diagnostics.extend(found)
-    model, state = read_model(file, doc.diagnostics, model_name)
+    # One assembly and one SNAP run: read_model reports the file's problems and SNAP's.
+    model, state = read_model(file, doc.diagnostics, model_name, instances)
     doc.root = model
     if state is not None:
         doc.extras["openplx"] = state

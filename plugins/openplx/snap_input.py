@@ -34,11 +34,14 @@ def snap_problem(assembly: Assembly) -> SnapProblem:
     return problem
 
 
-def assemble(file: OpenPlxFile, model_name: str | None = None, details: bool = True
+def assemble(file: OpenPlxFile, model_name: str | None = None, details: bool = True,
+             instances: dict[str, Obj] | None = None
              ) -> tuple[Obj | None, Assembly | None, SnapProblem | None]:
     """Instantiate ``model_name`` (default: the last top-level System) and build its
     SNAP problem.  Returns Nones when there is no such model (a problem is recorded).
-    ``details=False`` leaves out inertia and geometries (SNAP does not need them)."""
+    ``details=False`` leaves out inertia and geometries (SNAP does not need them).
+    ``instances`` are top-level instances already evaluated (by :func:`cli.evaluate_all`):
+    their computed values are reused instead of evaluated again."""
     from .errors import OpenPlxProblem
     from snapframe.core.diagnostics import Code
 
@@ -62,6 +65,6 @@ def assemble(file: OpenPlxFile, model_name: str | None = None, details: bool = T
                 f"'{model_name}' is not a Physics3D.System", sym.decl.file, sym.decl.line,
                 sym.decl.col, Code.ELEMENT_INVALID))
             return None, None, None
-    root = file.evaluator.instantiate(sym)
+    root = (instances or {}).get(sym.name) or file.evaluator.instantiate(sym)
     assembly = collect(file.evaluator, root, details)
     return root, assembly, snap_problem(assembly)
