@@ -8,9 +8,9 @@ undo step.  Macros group several commands into one step (drop an include, then m
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, ContextManager, Iterator
 
 from .events import EventEmitter
 
@@ -89,11 +89,15 @@ class CommandStack:
         self._clean_index: int | None = 0
         self._merge_open = True
         self.changed: EventEmitter[StackChanged] = EventEmitter()
+        #: Wraps every push, undo and redo (a document sets it so that derived data and
+        #: events are brought up to date once per user action, not once per sub-command).
+        self.batch: Callable[[], ContextManager] = nullcontext
 
     # -- doing --------------------------------------------------------------------
     def push(self, command: Command) -> Command:
         """Do ``command`` and record it (or merge it into the previous step)."""
-        command.do()
+        with self.batch():
+            command.do()
         if self._macro_stack:
             self._macro_stack[-1].commands.append(command)
             return command
@@ -101,6 +105,8 @@ class CommandStack:
         return command
 
     def _record(self, command: Command) -> None:
+        if self._clean_index is not None and self._clean_index > len(self._done):
+            self._clean_index = None  # the clean state was in the redo list: gone for good
         self._undone.clear()
         last = self._done[-1] if self._done else None
         if (self._merge_open and last is not None and command.merge_key is not None
@@ -130,14 +136,15 @@ class CommandStack:
         """
         macro = Macro(label)
         self._macro_stack.append(macro)
-        try:
-            yield macro
-        except BaseException:
+        with self.batch():
+            try:
+                yield macro
+            except BaseException:
+                self._macro_stack.pop()
+                for c in reversed(macro.commands):
+                    c.undo()
+                raise
             self._macro_stack.pop()
-            for c in reversed(macro.commands):
-                c.undo()
-            raise
-        self._macro_stack.pop()
         if not macro.commands:
             return
         if self._macro_stack:
@@ -152,7 +159,8 @@ class CommandStack:
         if not self._done:
             return None
         command = self._done.pop()
-        command.undo()
+        with self.batch():
+            command.undo()
         self._undone.append(command)
         self._merge_open = False
         self._emit()
@@ -162,7 +170,8 @@ class CommandStack:
         if not self._undone:
             return None
         command = self._undone.pop()
-        command.redo()
+        with self.batch():
+            command.redo()
         self._done.append(command)
         self._merge_open = False
         self._emit()
@@ -188,6 +197,8 @@ class CommandStack:
         return len(self._done)
 
     # -- clean state (for "unsaved changes") -------------------------------------
+    # As QUndoStack's clean index: the clean state is a position in the history; undoing
+    # below it and then pushing a new command makes it unreachable until set_clean again.
     def set_clean(self) -> None:
         self._clean_index = len(self._done)
         self._merge_open = False

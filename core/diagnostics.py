@@ -98,7 +98,9 @@ class Diagnostic:
     """One finding about the input.
 
     ``element`` is an XPath-like path of the element the finding is about
-    (``/sdf/model[@name="arm"]/frame[@name="tool"]``), so a view can select it.
+    (``/sdf/model[@name="arm"]/frame[@name="tool"]``); ``key`` is that element's instance
+    key in the open document (see :mod:`snapframe.core.live.keys`), None when the finding
+    is about the file as a whole, so a view can select the element.
     """
 
     severity: Severity
@@ -107,6 +109,7 @@ class Diagnostic:
     file: str = ""
     line: int = 0
     element: str = ""
+    key: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -124,7 +127,8 @@ class Diagnostic:
 
     def to_json(self) -> dict:
         return {"code": str(self.code), "message": self.message, "file": self.file,
-                "line": self.line, "severity": str(self.severity), "element": self.element}
+                "line": self.line, "severity": str(self.severity), "element": self.element,
+                "key": self.key}
 
     __str__ = format
 
@@ -144,14 +148,22 @@ class Diagnostics:
         return diagnostic
 
     def error(self, code: Code, message: str, where: SourceLocation | None = None,
-              element: str = "") -> Diagnostic:
+              element: str = "", key: str | None = None) -> Diagnostic:
         where = where or SourceLocation()
-        return self.add(Diagnostic(Severity.ERROR, code, message, where.file, where.line, element))
+        return self.add(Diagnostic(Severity.ERROR, code, message, where.file, where.line, element,
+                                   key))
 
     def warning(self, code: Code, message: str, where: SourceLocation | None = None,
-                element: str = "") -> Diagnostic:
+                element: str = "", key: str | None = None) -> Diagnostic:
         where = where or SourceLocation()
-        return self.add(Diagnostic(Severity.WARNING, code, message, where.file, where.line, element))
+        return self.add(Diagnostic(Severity.WARNING, code, message, where.file, where.line,
+                                   element, key))
+
+    def replace(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """Make this collector hold exactly ``diagnostics`` (after an edit re-validated)."""
+        self.items.clear()
+        self._seen.clear()
+        self.extend(diagnostics)
 
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
         for d in diagnostics:

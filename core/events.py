@@ -99,3 +99,5 @@ class DocumentChanged:
     node_ids: tuple[int, ...]
     fields: tuple[str, ...] = ()
     detail: dict = field(default_factory=dict)
+    #: The nodes themselves (same order as ``node_ids``), for services that need them.
+    nodes: tuple[Any, ...] = ()

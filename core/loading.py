@@ -153,9 +153,19 @@ class LoadContext:
                      diagnostics: Diagnostics) -> None:
         """Resolve ``include.uri`` and set ``include.model`` / ``resolved_path`` / ``format``.
 
-        Problems go to ``diagnostics`` (the including document's); a failed include leaves
-        ``include.model`` None.
+        Problems go to ``diagnostics`` (the including document's) and are kept on the
+        include (``load_diagnostics``), so they leave with it when it is removed and come
+        back with its undo; a failed include leaves ``include.model`` None.
         """
+        found = Diagnostics()
+        try:
+            self._load_include(include, base_dir, scope_name, found)
+        finally:
+            include.load_diagnostics = list(found)
+            diagnostics.extend(found)
+
+    def _load_include(self, include: Include, base_dir: Path, scope_name: str,
+                      diagnostics: Diagnostics) -> None:
         where = include.source
         element = include.element_path() + "/uri"
         if not include.uri:

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 
 from ..diagnostics import Code, Diagnostics, SourceLocation
 from ..events import ChangeKind, DocumentChanged
-from ..model import Document, Include, Joint, Model, Node, World
+from ..live.keys import join_key, part_key
+from ..model import Collision, Document, Include, Joint, Model, Node, Visual, World
 from ..model.names import MODEL_FRAME, SEP, WORLD, is_reserved, split_first
 from ..pose import IDENTITY, Pose
 from .scope import Scope, Unresolved, Vertex
 
-__all__ = ["FrameGraph", "FrameInfo", "check_document"]
+__all__ = ["FrameGraph", "FrameInfo", "check_document", "run_checks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,8 @@ class FrameGraph:
         else:
             self.root = None
         self._where: dict[int, tuple[Scope, str]] | None = None
+        #: See _rebuild_root; None: nothing to report (read and reset by the live document).
+        self.unchanged: set[str] | None = set()
 
     # -- queries ------------------------------------------------------------------
     @property
@@ -147,7 +150,35 @@ class FrameGraph:
             self._explain(v.nested, rest, prefix + head + SEP, lines, depth + 1)
 
     # -- incremental updates ------------------------------------------------------
+    def _in_root_scope(self, event: DocumentChanged) -> bool:
+        """The edit added, removed or renamed direct children of the root only (not
+        merged ones): nested scopes stay valid and only the root scope is built again."""
+        owner = self.document.root
+        return self.root is not None and bool(event.nodes) and all(
+            n.parent is owner and not (isinstance(n, Include) and n.merge)
+            for n in event.nodes)
+
+    def _rebuild_root(self, event: DocumentChanged) -> None:
+        if event.kind == ChangeKind.RENAMED:
+            # A scope shared by several includes is named after its first include.
+            for key, scope in list(self._cache.items()):
+                if any(scope.site is n for n in event.nodes):
+                    del self._cache[key]
+        root = self.document.root
+        old = self.root
+        if isinstance(root, World):
+            self.root = Scope.for_world(root, self._cache)
+        else:
+            self.root = Scope.for_model(root, root.name, root.static, self._cache)
+        self._where = None
+        # Root vertices whose pose the rebuilds since the last read carried over (they did
+        # not move); several rebuilds in one user action keep only what all carried over.
+        adopted = self.root.adopt(old) if old is not None else set()
+        self.unchanged = adopted if self.unchanged is None else self.unchanged & adopted
+
     def _locate(self, node_id: int) -> tuple[Scope, str] | None:
+        """(scope, vertex name) of a frame node, or of the link holding a visual or
+        collision, owned by this document's scopes."""
         if self._where is None:
             where: dict[int, tuple[Scope, str]] = {}
             seen: set[int] = set()
@@ -158,6 +189,9 @@ class FrameGraph:
                 seen.add(id(scope))
                 for v in scope.vertices.values():
                     where.setdefault(v.node.id, (scope, v.name))
+                    if v.kind == "link":
+                        for part in (*v.node.collisions, *v.node.visuals):  # type: ignore
+                            where.setdefault(part.id, (scope, v.name))
                     if v.nested is not None:
                         visit(v.nested)
             if self.root is not None:
@@ -166,10 +200,19 @@ class FrameGraph:
         return self._where.get(node_id)
 
     def on_change(self, event: DocumentChanged) -> set[str]:
-        """Update after an edit; returns the root-scope vertex names whose poses changed
-        (their descendants changed with them)."""
-        if event.kind != ChangeKind.MODIFIED or not set(event.fields) <= {"pose", "relative_to",
-                                                                            "placement_frame"}:
+        """Update after an edit; return the root-scope vertex names whose frames (or parts)
+        moved, their descendants with them; ``{"*"}`` after a rebuild."""
+        fields = set(event.fields)
+        if event.kind in (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.RENAMED) and \
+                self._in_root_scope(event):
+            self._rebuild_root(event)
+            return {ROOT_REBUILT}
+        if event.kind != ChangeKind.MODIFIED or not fields:
+            self._build()
+            return {"*"}
+        if fields <= NO_FRAME_EFFECT:
+            return set()
+        if not fields <= POSE_FIELDS:
             self._build()
             return {"*"}
         changed: set[str] = set()
@@ -179,10 +222,23 @@ class FrameGraph:
                 self._build()
                 return {"*"}
             scope, name = found
-            gone = scope.invalidate(name)
-            if scope is self.root:
-                changed |= gone
+            if scope.vertices.get(name) is not None and scope.vertices[name].node.id != node_id:
+                top, names = scope.touch_up(name)   # a visual or collision moved
+            else:
+                top, names = scope.invalidate_up(name)
+            if top is self.root:
+                changed |= names
         return changed
+
+
+#: ``on_change`` result: the root scope was built again, nested scopes were kept.
+ROOT_REBUILT = "**"
+#: Fields whose edits never change a frame (joint and mate settings, inertia, geometry).
+NO_FRAME_EFFECT = frozenset({"type", "axes", "inertial", "density", "mass", "geometry",
+                             "color", "enable_snap", "initial_angle", "initial_position",
+                             "initial_distance", "connectors", "limits", "dynamics"})
+#: Fields whose edits only move frames (handled incrementally).
+POSE_FIELDS = frozenset({"pose", "relative_to", "placement_frame"})
 
 
 def _cycle_text(cycle: tuple[str, ...], most: int = 8) -> str:
@@ -209,6 +265,8 @@ class _Checker:
         self.seen: set[int] = set()
         self.cycles: set[tuple[int, str, frozenset]] = set()
         self.reported: dict[int, Unresolved] = {}
+        self.current: Scope | None = None
+        self.scope_key = ""
         try:
             major, minor = (int(p) for p in version.split(".")[:2])
             self.vt = (major, minor)
@@ -216,12 +274,33 @@ class _Checker:
             self.vt = (1, 11)
 
     def err(self, code: Code, message: str, node: Node, where: SourceLocation | None = None) -> None:
-        self.diag.error(code, message, where or node.source, node.element_path())
+        self.diag.error(code, message, where or node.source, node.element_path(),
+                        self.key_for(node))
 
-    def scope(self, scope: Scope) -> None:
+    def key_for(self, node: Node) -> str:
+        """The instance key of ``node`` in the scope being checked (the first instance of
+        a shared include: its findings are reported once)."""
+        if isinstance(node, (Visual, Collision)):
+            link = node.parent
+            return part_key(join_key(self.scope_key, link.name if link else ""), node.kind,
+                            node.name)
+        if self.current is not None and node in (self.current.owner, self.current.site):
+            return self.scope_key
+        name = node.effective_name if isinstance(node, Include) else node.name
+        return join_key(self.scope_key, name)
+
+    def scope(self, scope: Scope, key: str = "") -> None:
         if id(scope) in self.seen:
             return  # an included file checked once, however often it is included
         self.seen.add(id(scope))
+        outer = (self.current, self.scope_key)
+        self.current, self.scope_key = scope, key
+        try:
+            self._scope(scope)
+        finally:
+            self.current, self.scope_key = outer
+
+    def _scope(self, scope: Scope) -> None:
         self.merges(scope)
         self.names(scope)
         if scope.kind == "model":
@@ -239,7 +318,7 @@ class _Checker:
                 self.part_poses(scope, v)
         for v in scope.vertices.values():
             if v.nested is not None:
-                self.scope(v.nested)
+                self.scope(v.nested, join_key(self.scope_key, v.name))
 
     def merges(self, scope: Scope) -> None:
         for inc in getattr(scope.owner, "entities", []):
@@ -281,7 +360,7 @@ class _Checker:
                 self.diag.warning(Code.DUPLICATE_NAME, f"{_KIND_TITLE[dup.kind]} with name "
                                   f"[{dup.name}] in model [{scope.name}] collides with another "
                                   f"element (allowed before SDFormat 1.7)", dup.node.source,
-                                  dup.node.element_path())
+                                  dup.node.element_path(), self.key_for(dup.node))
 
     def model_links(self, scope: Scope) -> None:
         model = scope.site or scope.owner
@@ -453,13 +532,20 @@ class _Checker:
                      f"with name [{pf}] in graph.", model)
 
 
+def run_checks(graph: FrameGraph, diagnostics: Diagnostics, version: str = "1.11") -> None:
+    """Add the graph checks' findings about ``graph`` to ``diagnostics``."""
+    if graph.root is None:
+        return
+    checker = _Checker(diagnostics, version)
+    if graph.root.kind == "model":
+        checker.current = graph.root
+        checker.top_model(graph.root)
+        checker.current = None
+    checker.scope(graph.root)
+
+
 def check_document(document: Document) -> FrameGraph:
     """Build the document's frame graph and add the graph checks' findings to its diagnostics."""
     graph = document.frames
-    if graph.root is None:
-        return graph
-    checker = _Checker(document.diagnostics, document.version or "1.11")
-    if graph.root.kind == "model":
-        checker.top_model(graph.root)
-    checker.scope(graph.root)
+    run_checks(graph, document.diagnostics, document.version or "1.11")
     return graph

@@ -108,6 +108,9 @@ class Scope:
     _body_fail: dict[str, Unresolved] = field(default_factory=dict, repr=False)
     _deps: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _visiting: list[str] = field(default_factory=list, repr=False)
+    #: Flattened rows for live pose tables (see snapframe.core.live.posetable), cached
+    #: like ``_table`` and dropped with it.
+    rows_cache: object = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.frame_name = WORLD if self.kind == "world" else MODEL_FRAME
@@ -148,7 +151,7 @@ class Scope:
                 continue
             # Scopes owned by this document (nested models, includes that add frames) report
             # edits upwards; a scope shared by every include of one file has no one parent.
-            if vertex.nested is not None and vertex.nested.parent is None and \
+            if vertex.nested is not None and \
                     (not isinstance(node, Include) or node.entities):
                 vertex.nested.parent, vertex.nested.parent_vertex = self, vertex.name
             if vertex.name in self.vertices or vertex.name == self.frame_name:
@@ -350,6 +353,51 @@ class Scope:
             self._X_inv[name] = X
         return X
 
+    def adopt(self, old: "Scope") -> set[str]:
+        """Take over what ``old`` (this scope before a structural edit of its own
+        vertices) resolved for the vertices that did not change.  A renamed vertex (same
+        node, new name) keeps its pose and its dependents theirs; a vertex removed or
+        replaced is forgotten in ``old`` first, with everything that depended on it.
+        Returns the names whose resolved pose was taken over (they did not move)."""
+        by_node = {id(v.node): name for name, v in self.vertices.items()}
+        rename: dict[str, str] = {}
+        for name, v in old.vertices.items():
+            mine = by_node.get(id(v.node))
+            if mine is None or self.vertices[mine].nested is not v.nested:
+                old.invalidate(name)
+            else:
+                rename[name] = mine
+        for name, X in old._X.items():
+            mine = rename.get(name)
+            if mine is None:
+                continue
+            self._X[mine] = X
+            if name in old._tail:
+                head = old._head[name]
+                self._tail[mine], self._head[mine] = old._tail[name], rename.get(head, head)
+        for name, deps in old._deps.items():
+            self._deps[rename.get(name, name)] = {rename.get(d, d) for d in deps}
+        return set(self._X)
+
+    def invalidate_up(self, name: str, *, inside_changed: bool = False
+                      ) -> tuple["Scope", set[str]]:
+        """:meth:`invalidate` ``name``, and return the outermost scope the edit reached
+        with the names of its vertices that were forgotten (what a view must redraw)."""
+        gone = self._invalidate_here(name, inside_changed)
+        if self.parent is not None:
+            return self.parent.invalidate_up(self.parent_vertex, inside_changed=True)
+        return self, gone
+
+    def touch_up(self, name: str) -> tuple["Scope", set[str]]:
+        """Vertex ``name`` changed without moving (a visual or collision of a link was
+        edited): drop the flattened tables up to the outermost scope and return it with
+        the name of its vertex that holds the change."""
+        self._table = None
+        self.rows_cache = None
+        if self.parent is not None:
+            return self.parent.touch_up(self.parent_vertex)
+        return self, {name}
+
     def invalidate(self, name: str, *, inside_changed: bool = False) -> set[str]:
         """Forget ``X_S_name`` and everything that depends on it; return what was forgotten.
 
@@ -359,6 +407,12 @@ class Scope:
         Dependency sets are kept: they change only when a vertex's base changes, and a
         stale entry only makes invalidation more conservative.
         """
+        gone = self._invalidate_here(name, inside_changed)
+        if self.parent is not None:
+            self.parent.invalidate(self.parent_vertex, inside_changed=True)
+        return gone
+
+    def _invalidate_here(self, name: str, inside_changed: bool) -> set[str]:
         X, deps = self._X, self._deps
         self._tail.pop(name, None)
         self._base.pop(name, None)
@@ -382,8 +436,7 @@ class Scope:
         self._X_inv.clear()
         self._pose_fail.clear()
         self._table = None
-        if self.parent is not None:
-            self.parent.invalidate(self.parent_vertex, inside_changed=True)
+        self.rows_cache = None
         return gone
 
     def table(self) -> list[tuple[str, str, Pose, int]]:
@@ -411,6 +464,7 @@ class Scope:
         self._body_fail.clear()
         self._body.clear()
         self._table = None
+        self.rows_cache = None
         self._base.clear()
         self._head.clear()
         self._tail.clear()

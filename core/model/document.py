@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..commands import CommandStack
-from ..diagnostics import Diagnostics
+from ..diagnostics import Diagnostic, Diagnostics
 from ..events import ChangeKind, DocumentChanged, EventEmitter
 from .nodes import Include, Model, Node, World, walk
 
@@ -34,6 +35,12 @@ class Document:
     changed: EventEmitter[DocumentChanged] = field(default_factory=EventEmitter)
     _index: dict[int, Node] | None = field(default=None, repr=False)
     _frames: Any = field(default=None, repr=False)
+    _live: Any = field(default=None, repr=False)
+    _batch_depth: int = field(default=0, repr=False)
+    _included_docs: dict[str, "Document"] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.commands.batch = self.batch
 
     # -- queries ------------------------------------------------------------------
     @property
@@ -67,11 +74,143 @@ class Document:
             self._frames = FrameGraph(self)
         return self._frames
 
+    @property
+    def live(self):
+        """The :class:`snapframe.core.live.LiveDocument`: keys, world pose table,
+        diagnostics, inertia and SNAP kept current after every edit, typed events and the
+        selection.  Created on first use (or on the first edit)."""
+        if self._live is None:
+            from ..live.services import LiveDocument  # local: live imports the model
+            self._live = LiveDocument(self)
+        return self._live
+
+    def element(self, key: str) -> Node | None:
+        """The node an instance key (or scoped name) names; for elements inside an
+        include, the included file's shared node."""
+        from ..live.keys import find
+        return find(self.root, key)
+
+    def key(self, node: Node) -> str:
+        """The instance key of one of this document's own nodes."""
+        from ..live.keys import key_of
+        return key_of(node, self.root) if self.root is not None else ""
+
+    # -- saving -------------------------------------------------------------------
+    def save(self, path: str | Path | None = None, format: str | None = None, *,
+             flatten: bool | None = None, registry=None) -> list[Diagnostic]:
+        """Write the document (atomically) and return the warnings about what the target
+        format cannot express: nothing is dropped silently.
+
+        ``format`` is a registered format name (default: chosen by ``path``'s extension);
+        SDFormat needs an explicit ``flatten``: False keeps every ``//include`` as written
+        (a modular save), True writes the included models in place.  A save in the
+        document's own format that keeps its structure (not flattened) becomes the
+        document's file and marks the undo stack clean; other saves are exports.
+        Raises ``ValueError`` for a format that cannot write and ``OSError`` when the
+        file cannot be written (the old file is then untouched).
+        """
+        from ..formats import registry as default_registry
+        reg = registry or default_registry
+        target = Path(path) if path is not None else Path(self.path) if self.path else None
+        if target is None:
+            raise ValueError("the document has no file yet: give a path")
+        descriptor = reg.get(format) if format else reg.for_path(target, capability="write")
+        if descriptor is None or not descriptor.can_write:
+            known = ", ".join(reg.extensions("write"))
+            raise ValueError(f"no format can write '{target.name}'"
+                             f"{f' as {format}' if format else ''} (writable: {known})")
+        options = {}
+        if descriptor.name == "sdformat":
+            if flatten is None:
+                raise ValueError("saving SDFormat needs an explicit choice: flatten=False keeps "
+                                 "the includes (modular), flatten=True writes them in place")
+            options["flatten"] = flatten
+        before = list(self.diagnostics)
+        try:
+            reg.implementation(descriptor).write(self, target, **options)
+        finally:
+            # What the writer reported is about this save, not about the document.
+            seen = {(d.code, d.message, d.file, d.line) for d in before}
+            warnings = [d for d in self.diagnostics
+                        if (d.code, d.message, d.file, d.line) not in seen]
+            self.diagnostics.replace(before)
+        faithful = descriptor.name == (self.format or descriptor.name) and not flatten
+        if faithful:
+            self.path = str(target)
+            self.format = descriptor.name
+            self.commands.set_clean()
+        return warnings
+
+    # -- included files -------------------------------------------------------------
+    def open_include(self, key: str) -> "Document":
+        """The file an include (named by its key, or by the key of anything inside it)
+        brings in, as a document of its own: edits there change every instance and
+        everything placed relative to them here at once; save it to keep them.
+
+        The returned document shares the included model with this one (an included file
+        is a template shared by its instances), so there is one document per file.
+        """
+        from ..live.keys import split_part
+        include = self._outermost_include(split_part(key)[0])
+        if include is None or include.model is None:
+            raise ValueError(f"[{key}] is not an include of this document that was loaded")
+        path = include.resolved_path
+        opened = self._included_docs.get(path)
+        if opened is not None and opened.root is include.model:
+            return opened
+        model = include.model
+        sub = Document(root=model, path=path, format=include.format,
+                       version=model.extras.get("sdf_version", ""))
+        if "xml_tree" in model.extras:
+            sub.extras["xml"] = model.extras["xml_tree"]
+        sub.extras["load_context"] = self.extras.get("load_context")
+        sub.diagnostics.extend(d for d in include.load_diagnostics if d.file == path)
+        sub.live.edited.connect(lambda _event, p=path: self._template_changed(p))
+        self._included_docs[path] = sub
+        return sub
+
+    def _outermost_include(self, key: str) -> Include | None:
+        from ..live.keys import find
+        from .names import SEP
+        parts = key.split(SEP) if key else []
+        for i in range(1, len(parts) + 1):
+            node = find(self.root, SEP.join(parts[:i]))
+            if isinstance(node, Include):
+                return node
+            if node is None:
+                return None
+        return None
+
+    def _template_changed(self, path: str) -> None:
+        """An included file's document was edited: every instance of it changed."""
+        includes = [i for i in self.includes() if i.resolved_path == path]
+        with self.batch():
+            for inc in includes:
+                self.notify(DocumentChanged(ChangeKind.RELOADED, (inc.id,), ("template",),
+                                            nodes=(inc,)))
+
     # -- change notification ------------------------------------------------------
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group changes into one update of derived data and one event of each kind
+        (the command stack wraps every push, undo, redo and macro in one)."""
+        if self._batch_depth == 0 and self._live is None and self.root is not None:
+            self.live  # capture the state before the first edit, to compare with after
+        self._batch_depth += 1
+        try:
+            yield
+        finally:
+            self._batch_depth -= 1
+            if self._batch_depth == 0 and self._live is not None:
+                self._live.flush()
+
     def notify(self, event: DocumentChanged) -> None:
         """Called by commands after they changed nodes: update derived data, tell views."""
         if event.kind in (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.RELOADED):
             self._index = None
-        if self._frames is not None:
-            self._frames.on_change(event)
+        moved = self._frames.on_change(event) if self._frames is not None else {"*"}
         self.changed.emit(event)
+        if self._live is not None:
+            self._live.note(event, moved)
+            if self._batch_depth == 0:
+                self._live.flush()

@@ -25,8 +25,8 @@ from ..diagnostics import SourceLocation
 from ..pose import IDENTITY, Pose
 
 __all__ = ["Node", "PoseSpec", "World", "Model", "Link", "Joint", "JointAxis", "Frame",
-           "Include", "NestedInclude", "Collision", "Visual", "Geometry", "Inertial", "Plugin",
-           "walk"]
+           "MateConnector", "Mate", "MATE_TYPES", "Include", "NestedInclude", "Collision",
+           "Visual", "Geometry", "Inertial", "Plugin", "walk"]
 
 _ids = itertools.count(1)
 
@@ -152,6 +152,9 @@ class Inertial:
     #: Set when the values were changed after reading (an edit, or computed values to save);
     #: the SDFormat writer then writes them into the element it keeps.
     dirty: bool = False
+    #: With ``auto``: the mass properties computed from the collisions by the live document
+    #: (derived data, never written; None until computed or when they cannot be).
+    computed: Any = field(default=None, repr=False)
 
 
 @dataclass(eq=False)
@@ -205,6 +208,46 @@ class Frame(Node):
 
 
 @dataclass(eq=False)
+class MateConnector(Frame):
+    """An OpenPLX ``MateConnector``: a frame on a body (``attached_to`` names its link) or
+    on a system (``attached_to`` empty: the model frame).
+
+    The frame's z axis is the connector's main axis and its x axis the normal, so the pose
+    (``X_OC``, relative to ``attached_to``) says everything SNAP needs.  A redirected
+    connector is positioned through its owner but belongs to ``redirected_parent`` (a
+    body's name); an adaptive one moves onto the other connector of its mate after SNAP.
+    """
+
+    kind: ClassVar[str] = "mate_connector"
+    redirected_parent: str = ""
+    adaptive: bool = False
+
+
+#: Mate types SNAP knows (OpenPLX ``Physics3D.Interactions``), lower case.
+MATE_TYPES = ("lock", "hinge", "prismatic", "cylindrical", "ball", "distance")
+
+
+@dataclass(eq=False)
+class Mate(Node):
+    """An OpenPLX mate between two mate connectors.
+
+    ``connectors`` name the two :class:`MateConnector` frames as seen from the model that
+    holds the mate (``"hand.axle"`` or ``"sub::hand.axle"``); their order matters for the
+    initial values (SNAP aligns connector 1 on connector 0 turned by ``initial_angle`` and
+    moved by ``initial_position`` along its main axis).  A mate is not a frame; in SDFormat
+    terms it stands for the joint(s) derived from it (see :mod:`snapframe.core.snap.joints`).
+    """
+
+    kind: ClassVar[str] = "mate"
+    type: str = "lock"
+    connectors: tuple[str, str] = ("", "")
+    initial_angle: float = 0.0
+    initial_position: float = 0.0
+    initial_distance: float = 0.0
+    enable_snap: bool = True
+
+
+@dataclass(eq=False)
 class Plugin(Node):
     kind: ClassVar[str] = "plugin"
     filename: str = ""
@@ -250,6 +293,10 @@ class Model(Node):
     @property
     def includes(self) -> list["Include"]:
         return self.of(Include)
+
+    @property
+    def mates(self) -> list[Mate]:
+        return self.of(Mate)
 
     def add(self, node: Node, index: int | None = None) -> Node:
         node.parent = self
@@ -299,6 +346,8 @@ class Include(Node):
     resolved_path: str = ""
     #: Name of the format that parsed the included file ("sdformat", "urdf", ...).
     format: str = ""
+    #: What loading the file reported (a missing file, errors inside it).
+    load_diagnostics: list = field(default_factory=list, repr=False)
 
     def children(self) -> list[Node]:
         return list(self.entities)
