@@ -82,14 +82,20 @@ class InertiaService:
     def refresh(self, links: list[Link]) -> InertiaChanged | None:
         return self._compute([link for link in links if _auto(link)])
 
-    def links_touched_by(self, nodes: list[Node]) -> list[Link]:
-        """The links an edit of ``nodes`` can change the inertia of."""
+    def links_touched_by(self, nodes: list[Node], frames_moved: bool = False) -> list[Link]:
+        """The links an edit of ``nodes`` can change the inertia of; when frames moved,
+        also the links with a collision placed relative to another frame."""
         out: dict[int, Link] = {}
         for node in nodes:
             if isinstance(node, Collision) and isinstance(node.parent, Link):
                 out[node.parent.id] = node.parent
             elif isinstance(node, Link):
                 out[node.id] = node
+        if frames_moved:
+            for res in self.results.values():
+                link = res.link
+                if any(c.pose.relative_to not in ("", link.name) for c in link.collisions):
+                    out[link.id] = link
         return list(out.values())
 
     def _compute(self, links: list[Link]) -> InertiaChanged | None:

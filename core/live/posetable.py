@@ -174,6 +174,9 @@ class PoseTable:
     def __len__(self) -> int:
         return len(self.index)
 
+    def __iter__(self):
+        return iter(self.index)
+
     @property
     def keys(self) -> list[str]:
         return list(self.index)
@@ -242,6 +245,20 @@ class PoseTable:
         if sub is not None:
             pending.append((block, X))
         return block
+
+    @staticmethod
+    def _part_dependents(root: Scope, moved: set[str]) -> set[str]:
+        """Root links with a visual or collision placed relative to a moved frame."""
+        out: set[str] = set()
+        for v in root.vertices.values():
+            if v.kind != "link" or v.name in moved:
+                continue
+            for part in (*v.node.visuals, *v.node.collisions):  # type: ignore[attr-defined]
+                rel = part.pose.relative_to
+                if rel not in ("", v.name) and rel.partition(SEP)[0] in moved:
+                    out.add(v.name)
+                    break
+        return out
 
     def _drop_block(self, name: str) -> list[str]:
         block = self._blocks.pop(name)
@@ -380,6 +397,7 @@ class PoseTable:
         if root is None:
             return PosesChanged((), np.zeros((0, 4, 4)), ())
         root.resolve_all()
+        moved_vertices = moved_vertices | self._part_dependents(root, moved_vertices)
         own_rows: list[int] = []
         own_poses: list[Pose] = []
         candidates: list[tuple[_Block, Pose]] = []

@@ -48,8 +48,10 @@ class Edited:
 
 @dataclass(frozen=True)
 class StructureChanged:
-    """Elements that appeared or disappeared; ``renamed`` maps old keys to new ones for
-    elements that only changed name (their subtree included)."""
+    """Keys that appeared or disappeared: elements added or removed, and elements whose
+    pose became resolvable or stopped being so (a diagnostic then says why; such an
+    element is not drawn).  ``renamed`` maps old keys to new ones for elements that only
+    changed name (their subtree included)."""
 
     added: tuple[str, ...]
     removed: tuple[str, ...]
@@ -129,15 +131,16 @@ class LiveDocument:
             added |= unposed - self._unposed
             removed |= self._unposed - unposed
             self._unposed = unposed
-            if added or removed:
-                structure_event = StructureChanged(tuple(sorted(added)), tuple(sorted(removed)),
-                                                   self._renames(changes, removed, added))
+        if added or removed:
+            structure_event = StructureChanged(tuple(sorted(added)), tuple(sorted(removed)),
+                                               self._renames(changes, removed, added))
 
         touched = [n for c in changes for n in c.nodes]
         if structural:
             inertia_event = self.inertia.refresh_all()
         else:
-            inertia_event = self.inertia.refresh(self.inertia.links_touched_by(touched))
+            inertia_event = self.inertia.refresh(
+                self.inertia.links_touched_by(touched, frames_moved=bool(len(pose_event))))
 
         diag_event = None
         if structural or snap_event is not None or \

@@ -336,8 +336,6 @@ class SetDensity(_SetAttributes):
         else:
             raise EditRefused(f"{_label(node)} has no density (collisions and links have)")
         values: dict[str, Any] = {"density": value}
-        if target is not node:
-            values["dirty"] = True
         super().__init__(document, node, values, ("density",),
                          f"Set density of {node.name}", target)
 
@@ -352,8 +350,11 @@ class SetMass(_SetAttributes):
         if link.inertial is None:
             raise EditRefused(f"{_label(link)} has no <inertial>")
         value = _positive(mass, "mass", allow_none=link.inertial.auto)
-        super().__init__(document, link, {"mass": value, "dirty": True}, ("mass",),
-                         f"Set mass of {link.name}", link.inertial)
+        values: dict[str, Any] = {"mass": value}
+        if not link.inertial.auto:
+            values["dirty"] = True  # a written inertial is written back whole
+        super().__init__(document, link, values, ("mass",), f"Set mass of {link.name}",
+                         link.inertial)
 
 
 class SetJointType(_SetAttributes):
