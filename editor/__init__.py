@@ -1,1 +1,6 @@
-"""Snapframe's Qt editor: a thin view over :mod:`snapframe.core` (arrives with the editor issue)."""
+"""Snapframe's application layer, above :mod:`snapframe.core` and :mod:`snapframe.plugins`.
+
+:mod:`.cli` is the ``snapframe`` command line (its built-in commands are in
+:mod:`.subcommands`); the Qt editor arrives with its own issue.  This package imports
+nothing at import time, so the headless command line starts without Qt.
+"""

@@ -27,7 +27,7 @@ def test_no_bare_top_level_packages():
 
 
 def test_console_script_help_documents_every_command():
-    out = subprocess.run([sys.executable, "-m", "snapframe.core.cli", "--help"],
+    out = subprocess.run([sys.executable, "-m", "snapframe.editor.cli", "--help"],
                          capture_output=True, text=True)
     assert out.returncode == 0
     for command in ("check", "frames", "graph", "inertia", "snap", "convert"):

@@ -13,14 +13,16 @@ The automatic-inertia engine behind SDFormat 1.11's ``<inertial auto="true">``:
   incremental aggregator for live editing;
 * :mod:`.calculators` / :mod:`.mesh_calculator` - the per-shape calculator registry
   (the SDFormat custom-calculator callback API) and the built-in mesh calculator;
+  :mod:`.mesh_loader` - how mesh files are read (the ``snapframe.mesh_loaders`` entry point);
 * :mod:`.link` - a :class:`~snapframe.core.model.nodes.Link`'s auto inertial with
   libsdformat's density, mass-rescale and diagnostic rules; :mod:`.live` - the same,
   incrementally, for live editing;
 * :mod:`.validate` - checks of hand-written inertials and the computed value as a fix;
-* :mod:`.report` - all of the above for every link of a model (the CLI's entry point).
+* :mod:`.report` - all of the above for every link of a model; :mod:`.document_report` -
+  every link of a loaded document by scoped name (what ``snapframe inertia`` prints).
 
-Pure: stdlib and numpy only.  Mesh files are read through a loader (default: the
-``snapframe.plugins.meshio`` plugin, imported on first use).
+Pure: stdlib and numpy only.  Mesh files are read through a loader that a plugin
+registers in the ``snapframe.mesh_loaders`` entry-point group, found on first use.
 """
 
 from .aggregate import PartsAggregator, aggregate

@@ -9,13 +9,10 @@ modification time (``cp -p``, ``tar``, ``rsync -t``); a file changed within the 
 system's timestamp granularity of being read is "racy" (like git's racily-clean index
 entries) and is also compared by content until that window has passed.
 
-Files are read by a *mesh loader*: ``loader(path) -> object`` with ``.submeshes``, each
-having ``name``, ``vertices`` (n, 3) float, ``faces`` (m, 3) int and optionally
-``aliases``.  The default is :func:`snapframe.plugins.meshio.load_mesh`, imported lazily
-(core never imports a plugin at import time), with COLLADA ``<up_axis>`` *not* applied:
-gz-common's loader ignores it (it applies ``<unit meter>`` only), so the collision shape a
-simulator uses, and therefore its inertia, is the file's raw axes.
-:func:`set_mesh_loader` replaces it.
+Files are read by a *mesh loader* (the contract is in :mod:`.mesh_loader`): the one a
+plugin registers in the ``snapframe.mesh_loaders`` entry-point group, found on the first
+mesh read (core names no plugin), unless :func:`set_mesh_loader` replaced it.  With no
+loader installed, a mesh's inertia fails with a FILE_READ diagnostic saying so.
 
 ``<auto_inertia_params>`` children understood (any namespace prefix):
 ``method`` = ``auto`` (default: exact when closed, voxels otherwise) | ``exact`` | ``voxel``,
@@ -24,16 +21,13 @@ and ``voxel_size`` [m, in the scaled geometry] for the voxel method.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import importlib
 import os
 import stat
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable
 
 import numpy as np
 
@@ -41,30 +35,27 @@ from ..diagnostics import Code, Diagnostics
 from .calculators import CalculatorInput, auto_inertia_param
 from .mass_properties import MassProperties
 from .mesh import MeshAnalysis, analyze_mesh
+from .mesh_loader import MeshLoader, discover_mesh_loader
 
 __all__ = ["mesh_calculator", "set_mesh_loader", "get_mesh_loader", "MeshCache", "mesh_cache",
            "mesh_integrals_for_geometry"]
 
-MeshLoader = Callable[[str], Any]
-_DEFAULT_LOADER = "snapframe.plugins.meshio:load_mesh"
 _loader: MeshLoader | None = None
 
 
 def set_mesh_loader(loader: MeshLoader | None) -> None:
-    """Use ``loader`` to read mesh files (None restores the default meshio plugin)."""
+    """Use ``loader`` to read mesh files (None: the installed plugin's, found on next use)."""
     global _loader
     _loader = loader
     mesh_cache().clear()
 
 
 def get_mesh_loader() -> MeshLoader:
+    """The mesh loader in use; raises :class:`.mesh_loader.NoMeshLoader` when none is
+    installed (not remembered, so a later :func:`set_mesh_loader` or install works)."""
     global _loader
     if _loader is None:
-        module, _, name = _DEFAULT_LOADER.partition(":")
-        # gz-common (what gz-sim's mesh inertia calculator, physics and rendering load
-        # meshes with) ignores COLLADA <up_axis>: so must the inertia of the same file.
-        _loader = functools.partial(getattr(importlib.import_module(module), name),
-                                    apply_up_axis=False)
+        _loader = discover_mesh_loader()
     return _loader
 
 

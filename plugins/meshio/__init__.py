@@ -8,8 +8,8 @@ before anything is allocated from it, list and polygon sizes must be non-negativ
 scene graphs (COLLADA, glTF) may place at most ``base.MAX_INSTANCES`` nodes and
 ``base.MAX_INSTANCED_TRIANGLES`` triangles, and only regular files are opened.
 
-Pure: stdlib, numpy and lxml.  The core inertia engine uses this as its default mesh
-loader (``snapframe.core.inertia.mesh_calculator``).
+Pure: stdlib, numpy and lxml.  :func:`load_collision_mesh` is the core inertia engine's
+mesh loader, registered through the ``snapframe.mesh_loaders`` entry point.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from typing import Callable
 
 from .base import Mesh, MeshLoadError, Submesh
 
-__all__ = ["load_mesh", "Mesh", "Submesh", "MeshLoadError", "SUPPORTED_EXTENSIONS"]
+__all__ = ["load_mesh", "load_collision_mesh", "Mesh", "Submesh", "MeshLoadError",
+           "SUPPORTED_EXTENSIONS"]
 
 
 def _stl(path, **_):
@@ -92,3 +93,13 @@ def load_mesh(path: str | os.PathLike, *, apply_up_axis: bool = True) -> Mesh:
     if not mesh.submeshes or mesh.triangle_count == 0:
         raise MeshLoadError(p, "mesh has no triangles")
     return mesh
+
+
+def load_collision_mesh(path: str | os.PathLike) -> Mesh:
+    """:func:`load_mesh` as simulators read collision meshes: COLLADA ``<up_axis>`` ignored.
+
+    The ``snapframe.mesh_loaders`` entry point.  gz-common (what gz-sim's mesh inertia
+    calculator, physics and rendering load meshes with) applies ``<unit meter>`` but not
+    ``<up_axis>``, so the inertia of the same file must use its raw axes too.
+    """
+    return load_mesh(path, apply_up_axis=False)

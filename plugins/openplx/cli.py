@@ -1,5 +1,8 @@
 """Command-line functions for OpenPLX files: ``snapframe snap`` and checking.
 
+:func:`add_arguments` and :func:`run` implement the ``snap`` command that
+:mod:`.command` registers.
+
 :func:`snap_command` is the JSON contract of ``snapframe snap --json``::
 
     {"errors": [{"code", "message", "file", "line"}, ...],
@@ -23,16 +26,14 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from snapframe.core.diagnostics import Code, Diagnostic, Diagnostics, Severity
+from snapframe.core.json_output import json_numbers as _round
 
 from .errors import OpenPlxProblem
 from .evaluator import UNSET, Obj
 from .loader import OpenPlxFile, load_file
 from .snap_input import assemble
 
-__all__ = ["snap_command", "check", "check_file", "run", "locate"]
-
-
-from snapframe.core.cli import json_numbers as _round
+__all__ = ["snap_command", "check", "check_file", "add_arguments", "run", "locate"]
 
 
 def _record(code: str, message: str, file: str, line: int) -> dict:
@@ -168,6 +169,15 @@ def _force(obj: Obj, file: OpenPlxFile, depth: int) -> None:
             touched = any(m.stmt is not None and m.stmt.file in user_files for m in spec.mods)
             if touched or (decl is not None and decl.file in user_files):
                 _force(value, file, depth + 1)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``snapframe snap`` (the :mod:`snapframe.core.commandline` contract)."""
+    parser.add_argument("file")
+    parser.add_argument("--model", help="model to assemble (default: the last top-level "
+                                        "Physics3D.System)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--trace", action="store_true", help="explain each SNAP step")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from snapframe.core.cli import frames_json
+from snapframe.core.json_output import frames_json
 from snapframe.core.loading import LoadContext, load
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sdformat"

@@ -33,7 +33,7 @@ def errors(result):
 
 
 def run_cli(*args):
-    p = subprocess.run([sys.executable, "-m", "snapframe.core.cli", *map(str, args)],
+    p = subprocess.run([sys.executable, "-m", "snapframe.editor.cli", *map(str, args)],
                        capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 

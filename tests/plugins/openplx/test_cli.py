@@ -12,7 +12,7 @@ from .conftest import DATA, EXAMPLES
 
 
 def test_snapframe_snap_json(capsys) -> None:
-    from snapframe.core.cli import main
+    from snapframe.editor.cli import main
     code = main(["snap", str(EXAMPLES / "three_level_rod.openplx"), "--model", "SnapRod",
                  "--json", "--trace"])
     out = json.loads(capsys.readouterr().out)
@@ -23,7 +23,7 @@ def test_snapframe_snap_json(capsys) -> None:
 
 
 def test_snapframe_snap_text_and_exit_code(capsys, tmp_path) -> None:
-    from snapframe.core.cli import main
+    from snapframe.editor.cli import main
     assert main(["snap", str(EXAMPLES / "clock.openplx")]) == 0
     text = capsys.readouterr().out
     assert "body      Clock.hour_hand: xyz=(0, 0.01, 1.5)" in text

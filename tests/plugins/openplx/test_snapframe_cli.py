@@ -11,7 +11,7 @@ BROKEN = ROOT / "tests" / "data" / "openplx" / "semantic" / "circular.openplx"
 
 
 def run(*args):
-    p = subprocess.run([sys.executable, "-m", "snapframe.core.cli", *map(str, args)],
+    p = subprocess.run([sys.executable, "-m", "snapframe.editor.cli", *map(str, args)],
                        capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 

@@ -102,7 +102,7 @@ def test_a_joint_of_the_including_model_can_take_a_urdf_link_as_child():
 
 def test_frames_json_from_the_cli():
     def frames(path: Path) -> dict:
-        p = subprocess.run([sys.executable, "-m", "snapframe.core.cli", "frames", str(path),
+        p = subprocess.run([sys.executable, "-m", "snapframe.editor.cli", "frames", str(path),
                             "--json"], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
         data = json.loads(p.stdout)
@@ -188,7 +188,7 @@ def test_cli_check_prints_the_urdf_location(tmp_path):
         <sdf version="1.9"><world name="w">
           <include><uri>robot.urdf</uri></include>
         </world></sdf>""")
-    p = subprocess.run([sys.executable, "-m", "snapframe.core.cli", "check", str(path)],
+    p = subprocess.run([sys.executable, "-m", "snapframe.editor.cli", "check", str(path)],
                        capture_output=True, text=True)
     assert p.returncode == 1
     assert f"{urdf.resolve()}:5: error ELEMENT_INVALID: URDF robot [two_roots] has 2 root links" \

@@ -27,7 +27,7 @@ TOP = """<sdf version="1.11"><model name="top">
 
 
 def run(*args):
-    p = subprocess.run([sys.executable, "-m", "snapframe.core.cli", *map(str, args)],
+    p = subprocess.run([sys.executable, "-m", "snapframe.editor.cli", *map(str, args)],
                        capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 

@@ -4,14 +4,14 @@ import json
 import subprocess
 import sys
 
-from snapframe.core.cli import main
+from snapframe.editor.cli import main
 
 ARM = """<sdf version="1.8"><model name="arm"><link name="body"/>
   <frame name="m"><pose>1 0 0 0 0 0</pose></frame></model></sdf>"""
 
 
 def run(*args):
-    p = subprocess.run([sys.executable, "-m", "snapframe.core.cli", *map(str, args)],
+    p = subprocess.run([sys.executable, "-m", "snapframe.editor.cli", *map(str, args)],
                        capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 

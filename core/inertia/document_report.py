@@ -1,4 +1,4 @@
-"""``snapframe inertia FILE [--json] [--write OUT]``.
+"""Every link's inertial in a loaded document, by scoped name: what ``snapframe inertia`` prints.
 
 Walks the document's frame-graph scopes, so links inside includes get their scoped names
 (``robot::arm::link``), ``//include/static`` overrides are honoured, and a collision pose
@@ -7,25 +7,20 @@ written relative to another frame of the model is resolved in the model's own sc
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from pathlib import Path
-
 from ..diagnostics import Diagnostics
 from ..frames.scope import Scope, Unresolved
+from ..json_output import json_numbers
 from ..model import Collision, Link
 from ..model.names import SEP
 from ..pose import IDENTITY, Pose
 from .link import apply_to_inertial, compute_link_inertia
 from .validate import check_inertial
 
-__all__ = ["link_inertials", "run"]
+__all__ = ["link_inertials"]
 
 
 def _entry(mass: float, X_LC: Pose, tensor: tuple[float, ...], approximate: bool = False) -> dict:
     ixx, iyy, izz, ixy, ixz, iyz = tensor
-    from ..cli import json_numbers
     out = {"mass": mass, "pose": json_numbers(X_LC.xyz_quat()), "ixx": ixx, "iyy": iyy,
            "izz": izz, "ixy": ixy, "ixz": ixz, "iyz": iyz}
     if approximate:
@@ -110,43 +105,3 @@ def _one_link(scope: Scope, link: Link, diagnostics: Diagnostics, *, write: bool
     mass = 1.0 if inertial.mass is None else inertial.mass
     return _entry(mass, inertial.pose.value, (inertial.ixx, inertial.iyy, inertial.izz,
                                               inertial.ixy, inertial.ixz, inertial.iyz))
-
-
-def run(args: argparse.Namespace) -> int:
-    from ..cli import _errors_json, _load, _print_diagnostics
-    doc = _load(args.file, getattr(args, "path", []))
-    diagnostics = Diagnostics()
-    diagnostics.extend(doc.diagnostics)
-    links = link_inertials(doc, diagnostics, write=bool(args.write)) if doc.root else {}
-    errors = _errors_json(diagnostics.items)
-    if args.write:
-        if doc.diagnostics.has_errors() or doc.format != "sdformat":
-            _print_diagnostics(diagnostics.errors, sys.stderr)
-            print(f"snapframe inertia: not writing {args.write}: "
-                  + ("the input has errors" if doc.diagnostics.has_errors()
-                     else "--write needs an SDFormat input"), file=sys.stderr)
-            return 1
-        from ..formats import registry
-        descriptor = registry.for_path(args.write, capability="write")
-        if descriptor is None or descriptor.name != "sdformat":
-            print(f"snapframe inertia: --write needs a .sdf output, got '{args.write}'",
-                  file=sys.stderr)
-            return 2
-        registry.implementation(descriptor).write(doc, Path(args.write))
-        if not args.json:
-            # Say why a link was left as it was (failed mesh, bad mass) and which written
-            # values are only approximate (voxel fallback): the exit code alone does not.
-            _print_diagnostics(diagnostics.items, sys.stderr)
-    if args.json:
-        sys.stdout.write(json.dumps({"errors": errors, "links": links}) + "\n")
-    elif not args.write:
-        _print_diagnostics(diagnostics.items, sys.stderr)
-        width = max((len(n) for n in links), default=4)
-        print(f"{'link':<{width}}  {'mass':>10}  {'com x':>9} {'com y':>9} {'com z':>9}  "
-              f"{'ixx':>10} {'iyy':>10} {'izz':>10} {'ixy':>10} {'ixz':>10} {'iyz':>10}")
-        for name, e in links.items():
-            x, y, z = e["pose"][:3]
-            print(f"{name:<{width}}  {e['mass']:>10.5g}  {x:>9.4g} {y:>9.4g} {z:>9.4g}  "
-                  + " ".join(f"{e[k]:>10.4g}" for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz"))
-                  + ("  (approximate)" if e.get("approximate") else ""))
-    return 1 if errors else 0

@@ -1,0 +1,96 @@
+"""``snapframe``: the headless command line, the application's entry point.
+
+The built-in commands are in :mod:`snapframe.editor.subcommands`; plugins add theirs
+through the ``snapframe.commands`` entry points (the contract is
+:mod:`snapframe.core.commandline`).  Only the module of the command being run is
+imported, and nothing on the way imports Qt, so headless commands start without it.
+Plugins are discovered only to list the commands or to run one of theirs.
+
+Exit codes: 0 success, 1 the input has errors, 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from types import ModuleType
+from typing import Mapping, Sequence
+
+from snapframe.core.commandline import EXIT_OK, EXIT_USAGE, CommandDescriptor, discover_commands
+
+from .subcommands import BUILTIN_COMMANDS
+
+__all__ = ["main", "build_parser", "available_commands"]
+
+
+def available_commands(wanted: str | None = None) -> list[CommandDescriptor]:
+    """The built-in commands, then the plugins' (warning on stderr about broken ones).
+
+    When ``wanted`` is a built-in command, plugins are not looked at: running ``check``
+    must not depend on, nor pay for, any plugin's command.
+    """
+    commands = list(BUILTIN_COMMANDS)
+    names = tuple(c.name for c in commands)
+    if wanted not in names:
+        found = discover_commands(reserved=names)
+        for problem in found.problems:
+            print(f"snapframe: warning: {problem}", file=sys.stderr)
+        commands += found.commands
+    return commands
+
+
+def build_parser(commands: Sequence[CommandDescriptor],
+                 loaded: Mapping[str, ModuleType] | None = None) -> argparse.ArgumentParser:
+    """The ``snapframe`` parser listing ``commands``; those in ``loaded`` (name -> the
+    imported command module) get their arguments and can run."""
+    parser = argparse.ArgumentParser(
+        prog="snapframe",
+        description="Assemble robots and mechanisms from SDFormat, URDF and OpenPLX files: "
+                    "check them, resolve every frame, compute inertia, run SNAP, convert.",
+        epilog="Exit codes: 0 success, 1 the input has errors, 2 usage error.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in commands:
+        p = sub.add_parser(command.name, help=command.help, description=command.help)
+        module = (loaded or {}).get(command.name)
+        if module is not None:
+            module.add_arguments(p)
+            p.set_defaults(func=module.run)
+    return parser
+
+
+def _requested(argv: Sequence[str]) -> str | None:
+    """The command named on the command line: its first argument that is not an option
+    (``snapframe`` itself has no option taking a value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``snapframe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    wanted = _requested(argv)
+    commands = available_commands(wanted)
+    loaded: dict[str, ModuleType] = {}
+    chosen = next((c for c in commands if c.name == wanted), None)
+    if chosen is not None:
+        try:
+            loaded[chosen.name] = chosen.load()
+        except Exception as exc:  # a broken or missing plugin module: say so, never crash
+            print(f"snapframe {chosen.name}: not available in this installation ({exc})",
+                  file=sys.stderr)
+            return EXIT_USAGE
+    parser = build_parser(commands, loaded)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    if not getattr(args, "command", None) or not hasattr(args, "func"):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""``snapframe convert IN OUT [--flatten]``: between formats, chosen by file extension."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from snapframe.core.commandline import EXIT_INPUT_ERROR, EXIT_OK, EXIT_USAGE
+
+from .common import add_search_path, load_document, print_diagnostics
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input")
+    parser.add_argument("output")
+    parser.add_argument("--flatten", action="store_true",
+                        help="SDFormat output: replace includes by the models they name")
+    add_search_path(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from snapframe.core.formats import registry
+    doc = load_document(args.input, args.path)
+    if doc.diagnostics.has_errors():
+        print_diagnostics(doc.diagnostics.items, sys.stderr)
+        print(f"{args.input}: not converted because it has errors", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    descriptor = registry.for_path(args.output, capability="write")
+    if descriptor is None:
+        print(f"snapframe: no format can write '{args.output}' (writable: "
+              f"{', '.join(registry.extensions('write'))})", file=sys.stderr)
+        return EXIT_USAGE
+    options = {"flatten": True} if args.flatten else {}
+    registry.implementation(descriptor).write(doc, args.output, **options)
+    return EXIT_OK
