@@ -5,6 +5,11 @@ root System, in declaration order) and returns a :class:`SnapResult` with a loca
 for every system and body, world poses, diagnostics, a step-by-step trace and the free DOFs
 each mate recorded.  Pure: stdlib + numpy, no OpenPLX syntax.
 
+On a core document: :mod:`.document` builds the problem from a :class:`Model` tree with
+:class:`MateConnector` and :class:`Mate` nodes and applies the result back;
+:mod:`.joints` derives the SDFormat joints that stand for the mates; :mod:`.paths` names
+the parts and keeps their declaration order.
+
 Rules (from the Physics3D documentation and the team's observations of the reference
 runtime, ``/work/shared/reference/openplx.md`` section 3.4):
 

@@ -7,8 +7,10 @@ so :meth:`SourceEditor.text` differs from the original only where an edit was ma
 Edits address attribute paths inside one top-level model: ``find(model, path)`` lists the
 statements that assign ``path`` or a part of it (following nested blocks and dotted
 paths), ``remove`` deletes a statement (turning an emptied block owner back into a plain
-line), ``set_block`` writes ``path:`` with a block of lines, nested into the deepest
-existing statement of the model that already opens ``path``'s prefix.
+line), ``set_block`` writes ``path:`` with a block of lines and ``set_value`` writes
+``path: value``, each nested into the deepest existing statement of the model that
+already opens ``path``'s prefix; ``append`` adds statements to a block and ``retype``
+changes a declaration's type in place.
 """
 
 from __future__ import annotations
@@ -104,8 +106,9 @@ class SourceEditor:
         owner.has_block = False
 
     # -- adding -------------------------------------------------------------------
-    def set_block(self, model: A.ModelDecl, target: tuple[str, ...], lines: list[str]) -> None:
-        """Write ``target:`` followed by ``lines`` (one more level in) into ``model``."""
+    def _host(self, model: A.ModelDecl, target: tuple[str, ...]) -> tuple[A.Stmt, tuple[str, ...]]:
+        """The deepest statement of ``model`` whose block opens a proper prefix of
+        ``target`` (else ``model``), and the rest of ``target`` from there."""
         host: A.Stmt = model
         rest = target
         best = 0
@@ -115,11 +118,39 @@ class SourceEditor:
                 continue
             if best < len(full) < len(target) and target[:len(full)] == full:
                 host, rest, best = s, target[len(full):], len(full)
+        return host, rest
+
+    def set_block(self, model: A.ModelDecl, target: tuple[str, ...], lines: list[str]) -> None:
+        """Write ``target:`` followed by ``lines`` (one more level in) into ``model``."""
+        host, rest = self._host(model, target)
         if not rest:
             self.append(host, lines)
             return
         body = [".".join(rest) + ":"] + ["    " + line for line in lines]
         self.append(host, body)
+
+    def set_value(self, model: A.ModelDecl, target: tuple[str, ...], value: str) -> None:
+        """Write ``target: value`` into ``model`` (nested like :meth:`set_block`)."""
+        host, rest = self._host(model, target)
+        self.append(host, [".".join(rest) + ": " + value])
+
+    def retype(self, stmt: A.AttrDecl, type_text: str) -> None:
+        """Give the declaration ``stmt`` the type ``type_text`` in place (its block,
+        comments and position in the file stay)."""
+        toks = stmt.tokens
+        start = next(i for i, t in enumerate(toks) if t.is_name("is")) + 1
+        while start < len(toks) and toks[start].kind is Kind.WS:
+            start += 1
+        end = start
+        for i in range(start, len(toks)):
+            t = toks[i]
+            if t.is_op(":") or t.kind in (Kind.COMMENT, Kind.NEWLINE, Kind.EOF):
+                break
+            if t.kind is not Kind.WS:
+                end = i + 1
+        first = toks[start]
+        toks[start:end] = [Token(Kind.NAME, type_text, first.line, first.col)]
+        self.changed = True
 
     def append(self, host: A.Stmt, lines: list[str]) -> None:
         """Append statements (given as lines with relative 4-space indentation) at the end

@@ -27,6 +27,8 @@ def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | No
     """Assemble a model of a loaded file and map it to the core model (``instances``:
     top-level instances already evaluated, reused)."""
     from snapframe.core.snap import solve
+    from snapframe.core.snap.document import apply_snap_result, snap_input
+    from snapframe.core.snap.joints import derive_mate_joints
 
     try:
         root, asm, problem = assemble(file, model_name, instances=instances)
@@ -36,21 +38,24 @@ def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | No
     if asm is None or problem is None or root is None:
         diagnostics.extend(p.to_diagnostic() for p in file.all_problems())
         return None, None
-    result = solve(problem)
+    # The file gives the structure; SNAP runs on the core model, as after any edit.
+    model = assembly_to_model(asm, {}, diagnostics)
+    inp = snap_input(model)
+    result = solve(inp.problem)
+    apply_snap_result(inp, result)
+    if result.adapted:
+        derive_mate_joints(model)   # joint frames follow the adapted connectors
     for c in asm.connectors:
         # An AdaptiveMateConnector's frame is what SNAP made of it (not written back unless
         # the user moves it: the saved state records this frame as the one read).
         if c.path in result.adapted:
             c.X_OC = result.adapted[c.path]
-    model = assembly_to_model(asm, result.local, diagnostics)
     for p in file.all_problems():
         diagnostics.add(p.to_diagnostic())
     from .cli import locate
     for d in locate(result.diagnostics, asm):
         if d.severity >= Severity.WARNING:
             diagnostics.add(d)
-    model.extras["snap_trace"] = list(result.trace)
-    model.extras["snap_status"] = dict(result.status)
     state = OpenPlxState.of(file, asm.root.path, asm)
     state.remember(model)
     return model, state

@@ -8,28 +8,30 @@ body                   :class:`Link`, pose = local transform in its system
 inertia                :class:`Inertial` (mass, tensor about ``local_cm_transform``); no
                        tensor written -> ``auto`` (OpenPLX derives it from geometries)
 contact geometry       :class:`Collision`; visual geometry -> :class:`Visual`
-mate connector         :class:`Frame` named ``<body>.<connector>``, attached to the body's
-                       link, pose = X_OC (system-owned: ``<connector>`` on the model frame)
-Lock / Hinge /         ``fixed`` / ``revolute`` / ``prismatic`` / ``ball`` joint, parent =
-Prismatic / Ball       owner of ``connectors[0]``, child = owner of ``connectors[1]``, joint
-                       frame = the child's connector frame, axis = its z (main_axis)
-Cylindrical            ``continuous`` joint to an intermediate link ``<mate>__slider`` at the
-                       child connector, then ``prismatic`` from it to the child
-Distance               no joint: SDFormat has no distance constraint.  The two connector
-                       frames are kept and the mate is recorded in the model's ``extras``
-                       (a warning says so)
+mate connector         :class:`MateConnector` named ``<body>.<connector>``, attached to the
+                       body's link, pose = X_OC (system-owned: ``<connector>`` on the model
+                       frame); redirected / adaptive connectors say so
+mate                   :class:`Mate` in the model of its system, connectors named from there
+                       (``hand.axle``, ``sub::hand.axle``; ``Physics3D.Interactions.World``
+                       is ``world``).  The joints that stand for it in SDFormat terms are
+                       derived by :func:`snapframe.core.snap.joints.derive_mate_joints`
 =====================  ==================================================================
 
-Poses come from the SNAP result; ``PoseSpec.written`` is True exactly where the OpenPLX
-source declares a ``local_transform`` (what the writer keeps declared).  A connector owned
-by a system is fixed in the world, so a joint using it has parent ``world``.
+``PoseSpec.written`` is True exactly where the OpenPLX source declares a
+``local_transform`` (what SNAP keeps fixed and the writer keeps declared).  Each system,
+body, connector and mate records its place in the file's declaration order
+(``extras["snap_order"]``) and each system its ``reference_body``
+(``extras["snap_reference_body"]``), so that SNAP run on the core model
+(:mod:`snapframe.core.snap.document`) gives what it gives on the file.
 
 core -> OpenPLX (:func:`model_to_source`): one ``Physics3D.System`` per model (nested
 models become their own top-level models), a ``RigidBody`` per link with its inertia,
-geometries and a MateConnector per explicit frame; each supported joint becomes a mate
+geometries and a MateConnector per explicit frame or mate connector; each
+:class:`Mate` is written as that mate, and each other supported joint becomes a mate
 between two connectors placed at the joint frame (main_axis = joint axis) on parent and
-child, so the frames coincide in the current configuration.  Links that are not the child
-of such a joint keep their pose as a declared ``local_transform``; SNAP places the others.
+child, so the frames coincide in the current configuration (joints derived from mates
+are not converted again).  Links that are not the child of such a joint or mate keep
+their pose as a declared ``local_transform``; SNAP places the others.
 A joint's parent or child may be a frame (the connector goes on its link) or a link of a
 nested model (the connector is declared from the host with a dotted path, ``arm.upper.j``).
 Names become identifiers, made unique and kept clear of inherited attributes
@@ -42,25 +44,30 @@ import math
 from dataclasses import dataclass, field
 
 from snapframe.core.diagnostics import Code, Diagnostics, SourceLocation
-from snapframe.core.model import (Collision, Frame, Geometry, Inertial, Joint, JointAxis, Link,
-                                  Model, PoseSpec, Visual)
+from snapframe.core.model import (Collision, Geometry, Inertial, Link, Mate, MateConnector, Model,
+                                  PoseSpec, Visual)
 from snapframe.core.model.names import SEP
 from snapframe.core.pose import IDENTITY, Pose
+from snapframe.core.snap.joints import derive_mate_joints
+from snapframe.core.snap.paths import (ORDER_KEY, REFERENCE_BODY_KEY, WORLD_CONNECTOR,
+                                       WORLD_PATH_KEY, TreeIndex, common_model, is_derived,
+                                       scoped_name, walk_models)
 
 from . import mathlib as m
 from .evaluator import Obj
-from .physics import Assembly, BodyInfo, ConnectorInfo, GeometryInfo, MateInfo, SystemInfo
+from .physics import (MATE_TYPES, Assembly, BodyInfo, ConnectorInfo, GeometryInfo, MateInfo,
+                      SystemInfo)
 
-__all__ = ["assembly_to_model", "model_to_source", "R_SDF_FROM_OPENPLX_CYLINDER", "fmt"]
+__all__ = ["assembly_to_model", "model_to_source", "R_SDF_FROM_OPENPLX_CYLINDER", "fmt",
+           "identifier", "MATE_OF_JOINT"]
 
 #: OpenPLX cylinders and capsules run along local y, SDFormat's along z: the SDFormat
 #: shape frame is the OpenPLX geometry frame turned -90 degrees about x (z -> y).
 R_SDF_FROM_OPENPLX_CYLINDER = Pose.from_xyz_rpy(0, 0, 0, -math.pi / 2, 0, 0)
 
-_JOINT_OF_MATE = {"lock": "fixed", "hinge": "revolute", "prismatic": "prismatic",
-                  "ball": "ball"}
-_MATE_OF_JOINT = {"fixed": "Lock", "revolute": "Hinge", "continuous": "Hinge",
-                  "prismatic": "Prismatic", "ball": "Ball"}
+#: The mate each SDFormat joint type becomes (the others have none).
+MATE_OF_JOINT = {"fixed": "Lock", "revolute": "Hinge", "continuous": "Hinge",
+                 "prismatic": "Prismatic", "ball": "Ball"}
 
 
 def _src(file: str, line: int) -> SourceLocation:
@@ -86,28 +93,39 @@ def _site_location(sites: list, fallback) -> SourceLocation:
 
 # -- OpenPLX -> core ----------------------------------------------------------------
 
+#: The const connector OpenPLX fixes at the world origin (a mate names it ``world``).
+T_WORLD_CONNECTOR = "Physics3D.Interactions.World"
+
 
 def assembly_to_model(asm: Assembly, local: dict[str, Pose],
                       diagnostics: Diagnostics | None = None) -> Model:
-    """The core model of an assembly; ``local`` are SNAP's local transforms by path."""
+    """The core model of an assembly.  ``local`` are SNAP's local transforms by path
+    (frames it does not name keep their declared transform, else the identity: run
+    :func:`snapframe.core.snap.document.snap_input` on the model to place them)."""
     diags = diagnostics if diagnostics is not None else Diagnostics()
     models: dict[str, Model] = {}
-    link_of: dict[str, tuple[Model, Link]] = {}
+    links: dict[str, Link] = {}
+    connectors: dict[str, MateConnector] = {}
+    order = {id(x): i for items in (asm.systems, asm.bodies, asm.connectors, asm.mates)
+             for i, x in enumerate(items)}
 
     def build(info: SystemInfo, parent: Model | None) -> Model:
         model = Model(name=info.name if parent is not None else info.path, source=_where(info))
-        model.pose = PoseSpec(local.get(info.path, IDENTITY), "", info.declared is not None,
+        model.pose = PoseSpec(_local(info, local), "", info.declared is not None,
                               _site_location(info.declared_sites, None))
         model.extras.update(openplx_path=info.path, openplx_type=info.obj.type.qname)
+        model.extras[ORDER_KEY] = order[id(info)]
         models[info.path] = model
         for c in info.connectors:
-            model.add(_connector_frame(c, c.name, ""))
+            connectors[c.path] = model.add(_connector(c, c.name, "", order[id(c)]))
         for b in info.bodies:
             link = _body_link(b, local)
+            link.extras[ORDER_KEY] = order[id(b)]
             model.add(link)
-            link_of[b.path] = (model, link)
+            links[b.path] = link
             for c in b.connectors:
-                model.add(_connector_frame(c, f"{b.name}.{c.name}", b.name))
+                connectors[c.path] = model.add(_connector(c, f"{b.name}.{c.name}", b.name,
+                                                          order[id(c)]))
         for sub in info.systems:
             model.add(build(sub, model))
         # A System with no bodies at any depth moves nothing: in SDFormat terms it is a
@@ -116,28 +134,100 @@ def assembly_to_model(asm: Assembly, local: dict[str, Pose],
         return model
 
     root = build(asm.root, None)
-    systems = {s.path: s for s in asm.systems}
-    for mate in asm.mates:
-        _mate_joints(mate, asm, systems, models, link_of, local, diags)
+    root.extras[WORLD_PATH_KEY] = T_WORLD_CONNECTOR   # SNAP's name for a mate's "world"
+    for info in asm.systems:
+        if info.reference_body is not None:
+            model = models[info.path]
+            model.extras[REFERENCE_BODY_KEY] = _body_name(info.reference_body, model, links,
+                                                          root)
+    for c in asm.connectors:
+        if c.redirected_parent is not None and c.path in connectors:
+            node = connectors[c.path]
+            node.redirected_parent = _body_name(c.redirected_parent, node.parent, links, root)
+    for info in asm.mates:
+        mate = _mate_node(info, asm, models, connectors, root, diags)
+        if mate is not None:
+            mate.extras[ORDER_KEY] = order[id(info)]
+    derive_mate_joints(root, diags)
     return root
+
+
+def _local(info: SystemInfo | BodyInfo, local: dict[str, Pose]) -> Pose:
+    X = local.get(info.path)
+    if X is not None:
+        return X
+    return info.declared if info.declared is not None else IDENTITY
 
 
 def _has_bodies(info: SystemInfo) -> bool:
     return bool(info.bodies) or any(_has_bodies(sub) for sub in info.systems)
 
 
-def _connector_frame(c: ConnectorInfo, name: str, attached_to: str) -> Frame:
-    frame = Frame(name=name, attached_to=attached_to,
-                  pose=PoseSpec(c.X_OC, "", True, _where(c)), source=_where(c))
-    frame.extras.update(openplx_path=c.path,
-                        openplx_type=c.obj.type.qname if c.obj is not None else "",
-                        main_axis=c.main_axis, normal=c.normal)
-    return frame
+def _body_name(path: str, model: Model, links: dict[str, Link], root: Model) -> str:
+    """How ``model`` names the body at ``path``: its scoped name from ``model``, else from
+    the top model (how :class:`~snapframe.core.snap.paths.TreeIndex` looks names up).  A
+    path that is no body keeps its dotted rest, for SNAP to report as it does on the file."""
+    link = links.get(path)
+    if link is not None:
+        return scoped_name(link, model) or scoped_name(link, root) or link.name
+    base = model.extras["openplx_path"] + "."
+    return (path[len(base):] if path.startswith(base) else path).replace(".", SEP)
+
+
+def _connector(c: ConnectorInfo, name: str, attached_to: str, rank: int) -> MateConnector:
+    conn = MateConnector(name=name, attached_to=attached_to,
+                         pose=PoseSpec(c.X_OC, "", True, _where(c)), source=_where(c),
+                         adaptive=c.adaptive)
+    conn.extras.update(openplx_path=c.path,
+                       openplx_type=c.obj.type.qname if c.obj is not None else "",
+                       main_axis=c.main_axis, normal=c.normal)
+    conn.extras[ORDER_KEY] = rank
+    return conn
+
+
+def _is_world(c: ConnectorInfo | None) -> bool:
+    return c is not None and c.obj is not None and c.obj.type.qname == T_WORLD_CONNECTOR
+
+
+def _mate_node(info: MateInfo, asm: Assembly, models: dict[str, Model],
+               connectors: dict[str, MateConnector], root: Model,
+               diags: Diagnostics) -> Mate | None:
+    """The :class:`Mate` of ``info``, added to the model of its system.  A mate whose
+    connectors are not all inside its system (Robotics joints mate the links around them)
+    goes to the closest model holding both, named by its dotted path from there."""
+    ends: list[MateConnector | None] = []
+    for p in info.connectors:
+        c = asm.connector(p)
+        if _is_world(c):
+            ends.append(None)
+        elif p in connectors:
+            ends.append(connectors[p])
+        else:
+            diags.warning(Code.CONVERSION_ERROR, f"mate '{info.path}' uses connector '{p}', "
+                          "which the editor cannot show; the mate is left out",
+                          _src(info.file, info.line))
+            return None
+    holder = models.get(info.system, root)
+    for end in ends:
+        if end is not None and scoped_name(end, holder) is None:
+            holder = common_model(holder, end.parent)  # type: ignore[arg-type]
+    holder_path = holder.extras["openplx_path"]
+    name = info.path[len(holder_path) + 1:] if info.path.startswith(holder_path + ".") \
+        else info.name
+    names = [scoped_name(end, holder) if end is not None else WORLD_CONNECTOR for end in ends]
+    mate = Mate(name=name, source=_src(info.file, info.line), type=info.type,
+                connectors=(names[0] or "", names[1] or ""),
+                initial_angle=info.initial_angle, initial_position=info.initial_position,
+                initial_distance=info.initial_distance, enable_snap=info.enable_snap)
+    mate.extras.update(openplx_path=info.path,
+                       openplx_type=info.obj.type.qname if info.obj is not None else "")
+    holder.add(mate)
+    return mate
 
 
 def _body_link(b: BodyInfo, local: dict[str, Pose]) -> Link:
     link = Link(name=b.name, source=_where(b))
-    link.pose = PoseSpec(local.get(b.path, IDENTITY), "", b.declared is not None,
+    link.pose = PoseSpec(_local(b, local), "", b.declared is not None,
                          _site_location(b.declared_sites, None))
     link.extras.update(openplx_path=b.path, openplx_type=b.obj.type.qname,
                        is_dynamic=b.is_dynamic)
@@ -188,98 +278,6 @@ def _geometry_node(g: GeometryInfo) -> Collision | Visual:
     node.extras.update(openplx_path=g.path, openplx_type=g.obj.type.qname, openplx_shape=g.shape,
                        openplx_params=dict(p))
     return node
-
-
-def _common_system(a: str, b: str, systems: dict[str, SystemInfo]) -> str:
-    """Closest common ancestor system of two system paths."""
-    chain_a = []
-    s: str | None = a
-    while s is not None:
-        chain_a.append(s)
-        s = systems[s].parent if s in systems else None
-    s = b
-    while s is not None:
-        if s in chain_a:
-            return s
-        s = systems[s].parent if s in systems else None
-    return chain_a[-1]
-
-
-def _scoped(path: str, model_path: str) -> str:
-    """``World.a.b.link`` seen from model ``World`` -> ``a::b::link``."""
-    rel = path[len(model_path) + 1:] if path.startswith(model_path + ".") else path
-    return rel.replace(".", SEP)
-
-
-def _mate_joints(mate: MateInfo, asm: Assembly, systems: dict[str, SystemInfo],
-                 models: dict[str, Model], link_of: dict[str, tuple[Model, Link]],
-                 local: dict[str, Pose], diags: Diagnostics) -> None:
-    c0, c1 = (asm.connector(p) for p in mate.connectors)
-    where = _src(mate.file, mate.line)
-    if c0 is None or c1 is None:
-        return
-    body0 = c0.owner if c0.owner in link_of else None
-    body1 = c1.owner if c1.owner in link_of else None
-    if body0 is None and body1 is None:
-        diags.warning(Code.WARNING, f"mate '{mate.path}' joins two connectors fixed in the "
-                      "world; no joint is made", where)
-        return
-    # The child carries the joint frame: connectors[1]'s owner unless it is fixed in the world.
-    parent_c, child_c = (c0, c1) if body1 is not None else (c1, c0)
-    parent_body, child_body = (body0, body1) if body1 is not None else (body1, body0)
-    owner_systems = [link_of[b][0].extras["openplx_path"] for b in (parent_body, child_body) if b]
-    host_path = (_common_system(owner_systems[0], owner_systems[-1], systems)
-                 if len(owner_systems) == 2 else asm.root.path)
-    if parent_body is None:
-        host_path = asm.root.path
-    host = models[host_path]
-    parent_name = _scoped(parent_body, host_path) if parent_body else "world"
-    child_name = _scoped(child_body, host_path)
-    X_CJ = child_c.X_OC
-    extras = dict(openplx_path=mate.path, openplx_type=mate.obj.type.qname,
-                  openplx_mate=mate.type, connectors=mate.connectors,
-                  initial_angle=mate.initial_angle, initial_position=mate.initial_position,
-                  initial_distance=mate.initial_distance, enable_snap=mate.enable_snap)
-    if mate.type == "distance":
-        host.extras.setdefault("openplx_mates", []).append(extras)
-        diags.warning(Code.WARNING, f"Distance mate '{mate.path}' has no SDFormat joint; its "
-                      "connector frames are kept, the bodies are not jointed", where)
-        return
-    if mate.type == "cylindrical":
-        # continuous (parent -> slider link at the child connector) + prismatic (-> child)
-        child_model, child_link = link_of[child_body]
-        slider = Link(name=f"{mate.name}__slider", source=where)
-        X_host_child = _pose_in(host, child_model, child_link)
-        slider.pose = PoseSpec(X_host_child @ X_CJ, "", False)
-        slider.inertial = Inertial(mass=1e-6, ixx=1e-12, iyy=1e-12, izz=1e-12)
-        slider.extras.update(openplx_synthetic=True, openplx_path=mate.path)
-        host.add(slider)
-        j1 = Joint(name=f"{mate.name}__revolute", type="continuous", parent_name=parent_name,
-                   child_name=slider.name, pose=PoseSpec(IDENTITY, "", True),
-                   axes=[JointAxis((0.0, 0.0, 1.0))], source=where)
-        j2 = Joint(name=mate.name, type="prismatic", parent_name=slider.name,
-                   child_name=child_name, pose=PoseSpec(X_CJ, "", True),
-                   axes=[JointAxis((0.0, 0.0, 1.0))], source=where)
-        for j in (j1, j2):
-            j.extras.update(extras)
-            host.add(j)
-        return
-    joint = Joint(name=mate.name, type=_JOINT_OF_MATE[mate.type], parent_name=parent_name,
-                  child_name=child_name, pose=PoseSpec(X_CJ, "", True), source=where)
-    if joint.type in ("revolute", "prismatic"):
-        joint.axes = [JointAxis((0.0, 0.0, 1.0), source=where)]
-    joint.extras.update(extras)
-    host.add(joint)
-
-
-def _pose_in(host: Model, model: Model, link: Link) -> Pose:
-    """Pose of ``link`` (in ``model``) in ``host``'s frame, following nested model poses."""
-    X = link.pose.value
-    node = model
-    while node is not None and node is not host:
-        X = node.pose.value @ X
-        node = node.parent  # type: ignore[assignment]
-    return X
 
 
 # -- core -> OpenPLX ----------------------------------------------------------------
@@ -336,9 +334,9 @@ _BODY_ATTRS = frozenset({"inertia", "kinematics", "is_dynamic", "linear_velocity
 
 
 def _unique(name: str, used: set[str]) -> str:
-    """``_ident(name)``, with ``_2``, ``_3``... appended until it is not in ``used``; the
+    """``identifier(name)``, with ``_2``, ``_3``... appended until it is not in ``used``; the
     result is added to ``used`` ("left-wheel" and "left_wheel" stay two bodies)."""
-    base = _ident(name)
+    base = identifier(name)
     out, k = base, 2
     while out in used:
         out, k = f"{base}_{k}", k + 1
@@ -352,13 +350,13 @@ def _member_names(model: Model, cache: dict[int, dict[str, str]]) -> dict[str, s
     if names is None:
         used = set(_SYSTEM_ATTRS)
         names = {}
-        for node in [*model.links, *model.models]:
+        for node in [*_links(model), *model.models]:
             names[node.name] = _unique(node.name, used)
         cache[id(model)] = names
     return names
 
 
-def _ident(name: str) -> str:
+def identifier(name: str) -> str:
     """An OpenPLX identifier for an SDFormat name (other characters become '_')."""
     out = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
     if not out or out[0].isdigit():
@@ -376,26 +374,33 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
     blocks: list[list[str]] = []
     names_cache: dict[int, dict[str, str]] = {}
     type_names: set[str] = set()
+    # Frames written as connectors: node id -> (the model whose System declares it, its
+    # reference there), for the mates that use them.
+    connector_refs: dict[int, tuple[Model, str]] = {}
+    mate_children = _mate_children(model)
 
     def emit(model: Model, type_name: str) -> None:
         scope = Scope.for_model(model, model.name, model.static, {})
         member = _member_names(model, names_cache)
         used = set(_SYSTEM_ATTRS) | set(member.values())   # the system's attribute names
-        link_used = {link.name: set(_BODY_ATTRS) for link in model.links}
+        links = _links(model)
+        link_used = {link.name: set(_BODY_ATTRS) for link in links}
         geometry_names = {id(node): _unique(node.name or node.geometry.shape,
                                             link_used[link.name])
-                          for link in model.links for node in [*link.collisions, *link.visuals]}
+                          for link in links for node in [*link.collisions, *link.visuals]}
         out = _Out()
         out.add(0, f"{type_name} is Physics3D.System:")
-        joints = [j for j in model.joints if j.type in _MATE_OF_JOINT]
-        for j in model.joints:
-            if j.type not in _MATE_OF_JOINT:
+        own_joints = [j for j in model.joints if not is_derived(j)]   # mates are written as such
+        joints = [j for j in own_joints if j.type in MATE_OF_JOINT]
+        for j in own_joints:
+            if j.type not in MATE_OF_JOINT:
                 diags.warning(Code.CONVERSION_ERROR, f"joint '{j.name}' of type '{j.type}' has "
                               "no OpenPLX mate; the child keeps its pose", j.source)
-        children: set[str] = set()   # links SNAP places (the child of a converted joint)
-        link_names = {link.name: member[link.name] for link in model.links}
+        # links SNAP places (the child of a converted joint or of a mate)
+        children: set[str] = {link.name for link in links if link.id in mate_children}
+        link_names = {link.name: member[link.name] for link in links}
         # (name, position, main_axis, normal) per link, in the link frame
-        connectors: dict[str, list[tuple]] = {link.name: [] for link in model.links}
+        connectors: dict[str, list[tuple]] = {link.name: [] for link in links}
         # Connectors on links of nested models, declared from here with a dotted path:
         # (OpenPLX path of the link, name, position, main_axis, normal).
         nested_connectors: list[tuple] = []
@@ -427,12 +432,17 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
                 X_ML = pose_of(body)
                 X_LF = X_ML.inverse() @ X_MF if X_ML is not None else X_MF
                 if nested is None:
-                    connectors[body].append(_frame_connector(_unique(short, link_used[body]),
-                                                             X_LF))
+                    data = _frame_connector(_unique(short, link_used[body]), X_LF)
+                    connectors[body].append(data)
+                    connector_refs[fr.id] = (model, f"{link_names[body]}.{data[0]}")
                 else:
-                    nested_connectors.append((nested, *_frame_connector(_ident(fr.name), X_LF)))
+                    data = _frame_connector(identifier(fr.name), X_LF)
+                    nested_connectors.append((nested, *data))
+                    connector_refs[fr.id] = (model, f"{nested}.{data[0]}")
             else:
-                system_connectors.append(_frame_connector(_unique(fr.name, used), X_MF))
+                data = _frame_connector(_unique(fr.name, used), X_MF)
+                system_connectors.append(data)
+                connector_refs[fr.id] = (model, data[0])
 
         for j in joints:
             X_MJ = pose_of(j.name)
@@ -493,11 +503,11 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
                     nested_connectors.append((owner, *data))
             if ends[1][0] == "link":
                 children.add(ends[1][1])
-            mates.append((jn, _MATE_OF_JOINT[j.type], ends[0][3], ends[1][3]))
+            mates.append((jn, MATE_OF_JOINT[j.type], ends[0][3], ends[1][3]))
 
         for name, pos, main, nrm in system_connectors:
             _connector_lines(out, 1, name, pos, main, nrm)
-        for link in model.links:
+        for link in links:
             ln = link_names[link.name]
             out.add(1, f"{ln} is Physics3D.Bodies.RigidBody:")
             X_ML = pose_of(link.name) or IDENTITY
@@ -524,6 +534,8 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
         for jn, mate_type, a, b in mates:
             out.add(1, f"{jn} is Physics3D.Interactions.{mate_type}:")
             out.add(2, f"connectors: [{a}, {b}]")
+        for mate in model.mates:
+            _mate_lines(out, mate, _unique(mate.name, used), connector_refs, names_cache, diags)
         if model.includes:
             diags.warning(Code.CONVERSION_ERROR, f"model '{model.name}': includes are not "
                           "converted to OpenPLX (flatten the file first)")
@@ -538,6 +550,74 @@ def model_to_source(model: Model, diagnostics: Diagnostics | None = None,
     # top-level System of a file, so the top model must stay at the end.
     text_blocks = ["\n".join(b) for b in blocks]
     return "\n".join(header) + "\n\n".join(text_blocks) + "\n"
+
+
+def _links(model: Model) -> list[Link]:
+    """The links written as bodies (not the ones derived from mates)."""
+    return [link for link in model.links if not is_derived(link)]
+
+
+def _mate_children(model: Model) -> set[int]:
+    """Ids of the links mates place (owner of ``connectors[1]``, or of ``connectors[0]``
+    when that one is fixed in the world): they get no declared transform."""
+    index = TreeIndex(model)
+    out: set[int] = set()
+    for node in walk_models(model):
+        if not isinstance(node, Mate) or not isinstance(node.parent, Model):
+            continue
+        owners = [index.owner(c) if c is not None else None
+                  for c in (index.connector(node.parent, n) for n in node.connectors)]
+        child = next((o for o in reversed(owners) if isinstance(o, Link)), None)
+        if child is not None:
+            out.add(child.id)
+    return out
+
+
+_INITIAL_VALUES = {"hinge": ("initial_angle",), "prismatic": ("initial_position",),
+                   "cylindrical": ("initial_angle", "initial_position"),
+                   "distance": ("initial_distance",)}
+
+
+def _mate_lines(out: "_Out", mate: Mate, name: str, refs: dict[int, tuple[Model, str]],
+                cache: dict[int, dict[str, str]], diags: Diagnostics) -> None:
+    """A :class:`Mate` as the mate it is, its connectors named from its model."""
+    model = mate.parent
+    index = TreeIndex(model)  # type: ignore[arg-type]
+    texts = []
+    for cname in mate.connectors:
+        conn = index.connector(model, cname)  # type: ignore[arg-type]
+        if conn is None and cname == WORLD_CONNECTOR:
+            texts.append("Physics3D.Interactions.World")
+            continue
+        found = refs.get(conn.id) if conn is not None else None
+        prefix = _member_path(model, found[0], cache) if found is not None else None  # type: ignore
+        if found is None or prefix is None:
+            diags.warning(Code.CONVERSION_ERROR, f"mate '{mate.name}': connector '{cname}' is "
+                          "not converted; the mate is left out", mate.source)
+            return
+        texts.append(".".join([*prefix, found[1]]))
+    kind = mate.type if mate.type in MATE_TYPES else "lock"
+    out.add(1, f"{name} is {MATE_TYPES[kind]}:")
+    out.add(2, f"connectors: [{texts[0]}, {texts[1]}]")
+    for attr in _INITIAL_VALUES.get(kind, ()):
+        if getattr(mate, attr) != 0.0:
+            out.add(2, f"{attr}: {fmt(getattr(mate, attr))}")
+    if not mate.enable_snap:
+        out.add(2, "enable_snap: false")
+
+
+def _member_path(model: Model, inner: Model, cache: dict[int, dict[str, str]]
+                 ) -> list[str] | None:
+    """Attribute names from the System of ``model`` down to that of ``inner``."""
+    parts: list[str] = []
+    node: Model = inner
+    while node is not model:
+        parent = node.parent
+        if not isinstance(parent, Model):
+            return None
+        parts.append(_member_names(parent, cache)[node.name])
+        node = parent
+    return list(reversed(parts))
 
 
 def _nested_link_path(model: Model, scoped: str, cache: dict[int, dict[str, str]]) -> str | None:

@@ -6,7 +6,8 @@ edited pose becomes an override in the assembled top model, and ``local_transfor
 written only where the user fixed a frame (``PoseSpec.written``), because any assignment
 makes a frame fixed for SNAP.  A frame made free again loses the assignments the top
 model holds; assignments made elsewhere (a base model, another file) cannot be removed
-from here and are reported.
+from here and are reported.  Mates, mate connectors and joints added, changed or removed
+in the editor are saved by :mod:`.mate_writer`; what cannot be saved is reported.
 
 Any other document (SDFormat, URDF, built in memory) is converted with
 :func:`.mapping.model_to_source`.
@@ -20,11 +21,13 @@ from pathlib import Path
 from snapframe.core.diagnostics import Code, Diagnostics
 from snapframe.core.model import Document, Frame, Joint, Link, Model, World
 from snapframe.core.pose import Pose
+from snapframe.core.snap.paths import is_derived
 
 from . import ast as A
 from .edit import SourceEditor
 from .loader import OpenPlxFile
 from .mapping import model_to_source, transform_lines, vec_text
+from .mate_writer import MateWriter
 from .parser import parse
 from .physics import Assembly
 
@@ -42,9 +45,9 @@ class OpenPlxState:
     declared: dict[str, Pose | None] = field(default_factory=dict)
     #: per connector path: X_OC when read
     connectors: dict[str, Pose] = field(default_factory=dict)
-    #: per node path (links, joints, collisions, visuals): what the writer cannot save yet
-    #: (inertia, geometry, joint type/ends/axes), as read; a change is reported, not lost
-    #: silently.  Filled by :meth:`remember`.
+    #: per node path (links, collisions, visuals): what the writer cannot save yet
+    #: (inertia, geometry), as read; a change is reported, not lost silently.  Filled by
+    #: :meth:`remember`.
     unsaved: dict[str, tuple] = field(default_factory=dict)
 
     @classmethod
@@ -104,24 +107,33 @@ def _edited_text(document: Document, state: OpenPlxState, diags: Diagnostics) ->
     root_path = state.assembly.root.path
     root_node = document.root
 
+    present = set()
     for node in document.nodes():
+        if is_derived(node):
+            continue   # joints and links derived from mates are saved as their mates
         path = node.extras.get("openplx_path")
         if path is None:
-            if isinstance(node, (Link, Model)) and node is not root_node and \
-                    not node.extras.get("openplx_synthetic"):
+            if isinstance(node, (Link, Model)) and node is not root_node:
                 diags.warning(Code.CONVERSION_ERROR, f"'{node.name}' was added in the editor; "
                               "adding bodies and systems to OpenPLX files is not supported yet")
             continue
+        present.add(path)
         if node is root_node or not path.startswith(root_path + "."):
             continue
         rel = tuple(path[len(root_path) + 1:].split("."))
-        if isinstance(node, Link) and not node.extras.get("openplx_synthetic"):
+        if isinstance(node, Link):
             _pose_edit(editor, top, state, node, path, rel + ("kinematics", "local_transform"),
                        by_pos, diags)
         elif isinstance(node, Model):
             _pose_edit(editor, top, state, node, path, rel + ("local_transform",), by_pos, diags)
         elif isinstance(node, Frame) and path in state.connectors:
             _connector_edit(editor, top, state, node, path, rel)
+    for path in state.declared:
+        if path not in present:
+            diags.warning(Code.CONVERSION_ERROR, f"'{path}' was removed in the editor; removing "
+                          "bodies and systems from OpenPLX files is not supported yet, the file "
+                          "keeps it")
+    MateWriter(editor, top, state, document, by_pos, diags).run()
     _report_unsaved(document, state, diags)
     return editor.text() if editor.changed else file.text
 
@@ -147,15 +159,14 @@ def _rounded(values) -> tuple:
 def _signature(node) -> tuple | None:
     """What an edit of ``node`` could change that the OpenPLX writer does not save."""
     from snapframe.core.model import Collision, Visual
-    if isinstance(node, Link) and not node.extras.get("openplx_synthetic"):
+    if is_derived(node):
+        return None   # derived from a mate: see mate_writer
+    if isinstance(node, Link):
         i = node.inertial
         if i is None:
             return ("inertial", None)
         return ("inertial", i.auto, i.mass, _rounded((i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz)),
                 _rounded(i.pose.value.xyz_quat()))
-    if isinstance(node, Joint) and node.extras.get("openplx_path"):
-        return ("joint", node.type, node.parent_name, node.child_name,
-                tuple(_rounded(a.xyz) for a in node.axes))
     if isinstance(node, (Collision, Visual)) and node.extras.get("openplx_path"):
         g = node.geometry
         params = tuple(sorted((k, repr(v)) for k, v in g.params.items()))
@@ -166,7 +177,7 @@ def _signature(node) -> tuple | None:
 def _report_unsaved(document: Document, state: OpenPlxState, diags: Diagnostics) -> None:
     if not state.unsaved:
         return
-    what = {"inertial": "inertia", "joint": "joint (mate) settings", "geometry": "geometry"}
+    what = {"inertial": "inertia", "geometry": "geometry"}
     for node in _nodes(document.root):
         sig = _signature(node)
         if sig is None:

@@ -10,6 +10,11 @@ Two modes:
   self-contained file.
 
 Nodes created by edits (no source element) get fresh elements.  Saves are atomic.
+
+OpenPLX content: a :class:`MateConnector` is written as the ``<frame>`` it is; a
+:class:`Mate` is not an element, the joints derived from it are
+(:mod:`snapframe.core.snap.joints`).  A mate with no joint (a distance mate) is reported
+when saving: SDFormat cannot keep it.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from pathlib import Path
 
 from lxml import etree
 
+from snapframe.core.diagnostics import Code
 from snapframe.core.fileio import atomic_write
 from snapframe.core.model import (Collision, Document, Frame, Geometry, Include, Inertial, Joint,
-                                  Link, Model, Node, Plugin, PoseSpec, Visual, World)
+                                  Link, Mate, MateConnector, Model, Node, Plugin, PoseSpec, Visual,
+                                  World)
 from snapframe.core.pose import IDENTITY, Pose
 
 from .reader import parse_pose_text
@@ -142,7 +149,8 @@ class _Writer:
     def element(self, node: Node) -> etree._Element:
         if isinstance(node, Include):
             return self.include(node)
-        el = node.xml if node.xml is not None else etree.Element(node.kind)
+        tag = "frame" if isinstance(node, MateConnector) else node.kind
+        el = node.xml if node.xml is not None else etree.Element(tag)
         if node.name:
             el.set("name", node.name)
         if isinstance(node, Model):
@@ -157,11 +165,13 @@ class _Writer:
                 for part in (*node.visuals, *node.collisions):
                     el.append(part_element(part))
             else:
-                for part in (*node.visuals, *node.collisions):
-                    if part.xml is not None:
-                        _sync_pose(part.xml, part.pose)
+                _sync_parts(el, node)
                 if node.inertial is not None and node.inertial.dirty:
                     sync_inertial(el, node.inertial)
+                elif node.inertial is not None and _child(el, "inertial") is not None:
+                    inertial_el = _child(el, "inertial")
+                    _sync_number(inertial_el, "mass", node.inertial.mass)
+                    _sync_number(inertial_el, "density", node.inertial.density)
         elif isinstance(node, Joint):
             el.set("type", node.type or "fixed")
             _set_text_child(el, "parent", node.parent_name)
@@ -209,7 +219,7 @@ class _Writer:
     def container(self, node: Model | World | Include, el: etree._Element) -> None:
         """Make ``el``'s entity children match ``node.entities``, in document order (the
         first link is the canonical one, so order matters); leave other children alone."""
-        wanted = [self.element(e) for e in node.entities
+        wanted = [self.element(e) for e in _written(node.entities)
                   if not e.extras.get("merged_from")]
         wanted_ids = {id(w) for w in wanted}
         for c in list(el):
@@ -301,7 +311,7 @@ class _Writer:
                     el.remove(c)
             twin.xml = el
             self.model(twin, el)
-            for e in node.entities:
+            for e in _written(node.entities):
                 child = self.element_copy(e) if not isinstance(e, Include) else self.include(e)
                 if child.tag == "merged":
                     for c in list(child):
@@ -310,6 +320,32 @@ class _Writer:
                     el.append(copy.deepcopy(child) if child.getparent() is not None else child)
             return el
         return self.element(twin)
+
+
+def _written(entities: list[Node]) -> list[Node]:
+    """The entities that are SDFormat elements (a mate is not: its joints are)."""
+    return [e for e in entities if not isinstance(e, Mate)]
+
+
+def report_unwritten_mates(document: Document, flatten: bool = False) -> None:
+    """Warn (in the document's diagnostics) about each mate SDFormat has no joint for.
+    Included models only count when flattening (an include keeps its own file)."""
+    root = document.root
+    if root is None or not any(isinstance(n, Mate) for n in
+                               document.nodes(into_includes=flatten)):
+        return
+    from snapframe.core.snap.joints import plan_mate_joints
+    tops = [root] if isinstance(root, Model) else [e for e in root.entities
+                                                   if isinstance(e, Model)]
+    if flatten:
+        tops += [n.model for n in document.nodes(into_includes=True)
+                 if isinstance(n, Include) and n.model is not None]
+    for top in tops:
+        for plan in plan_mate_joints(top):
+            if plan.host is None:
+                why = plan.reason or f"mate '{plan.mate.name}' derives no joint"
+                document.diagnostics.warning(Code.CONVERSION_ERROR, f"{why}; SDFormat cannot "
+                                             "keep the mate, it is not saved", plan.mate.source)
 
 
 def geometry_element(geo: Geometry) -> etree._Element:
@@ -335,6 +371,48 @@ def geometry_element(geo: Geometry) -> etree._Element:
         else:
             child.text = str(value)
     return g
+
+
+def _sync_number(el: etree._Element, tag: str, value: float | None) -> None:
+    """Make child ``tag`` hold ``value`` (None: no child); an equal value keeps its text."""
+    child = _child(el, tag)
+    if value is None:
+        if child is not None:
+            el.remove(child)
+        return
+    if child is not None:
+        try:
+            if float((child.text or "").strip()) == value:
+                return
+        except ValueError:
+            pass
+    _set_text_child(el, tag, _num(value))
+
+
+def _sync_parts(el: etree._Element, link: Link) -> None:
+    """Bring a kept ``<link>`` element's visuals and collisions in line with the link:
+    poses, names and densities of the kept ones; new parts added, removed ones dropped."""
+    wanted: list[etree._Element] = []
+    # A flattened copy of the link holds copies of the parts' elements: match those.
+    copies = {(c.tag, c.get("name")): c for c in el if c.tag in ("visual", "collision")}
+    for part in (*link.visuals, *link.collisions):
+        part_el = part.xml
+        if part_el is not None and part_el.getparent() is not el:
+            part_el = copies.get((part.kind, part_el.get("name")))
+        if part_el is None:
+            part_el = part_element(part)
+            el.append(part_el)
+        else:
+            if part.name:
+                part_el.set("name", part.name)
+            _sync_pose(part_el, part.pose)
+            if isinstance(part, Collision):
+                _sync_number(part_el, "density", part.density)
+        wanted.append(part_el)
+    keep = {id(w) for w in wanted}
+    for c in list(el):
+        if c.tag in ("visual", "collision") and id(c) not in keep:
+            el.remove(c)
 
 
 def part_element(part: Collision | Visual) -> etree._Element:
@@ -424,7 +502,7 @@ def _flat_world(writer: _Writer, world: World) -> etree._Element:
     for c in list(el):
         if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS:
             el.remove(c)
-    for e in world.entities:
+    for e in _written(world.entities):
         child = writer.include(e) if isinstance(e, Include) else writer.element_copy(e)
         if child.tag == "merged":
             for c in list(child):
@@ -452,6 +530,8 @@ def to_string(document: Document, *, flatten: bool = False, out_dir: Path | None
 
 
 def write(document: Document, path: str | Path, *, flatten: bool = False) -> None:
-    """Save ``document`` as SDFormat at ``path`` (atomically)."""
+    """Save ``document`` as SDFormat at ``path`` (atomically); content SDFormat cannot
+    hold (a distance mate) is reported in ``document.diagnostics``."""
+    report_unwritten_mates(document, flatten)
     out_dir = Path(path).resolve().parent
     atomic_write(path, to_string(document, flatten=flatten, out_dir=out_dir))

@@ -129,9 +129,10 @@ def test_cylindrical_ball_and_distance_mates(tmp_path) -> None:
     assert (pri.type, pri.parent_name, pri.child_name) == ("prismatic", "cyl__slider", "slider")
     assert joints["ball"].type == "ball"
     slider_link = next(l for l in model.links if l.name == "cyl__slider")
-    assert slider_link.extras["openplx_synthetic"] and slider_link.inertial.mass > 0
-    # Distance: no joint, a warning, the mate kept in the model's extras.
-    assert [m["openplx_path"] for m in model.extras["openplx_mates"]] == ["Rig.rope"]
+    assert slider_link.extras["derived_from_mate"] == "cyl" and slider_link.inertial.mass > 0
+    # Distance: no joint, a warning; the mate is a Mate node like the others.
+    assert [(m.name, m.type) for m in model.mates] == \
+        [("cyl", "cylindrical"), ("ball", "ball"), ("rope", "distance")]
     assert any("Distance mate 'Rig.rope'" in d.message for d in doc.diagnostics.warnings)
     poses = world_poses(doc)
     assert poses["Rig::slider"].p == pytest.approx((0, 0, 1.25))   # slid along main (z)
