@@ -182,14 +182,16 @@ class PoseTable:
         return list(self.index)
 
     def pose(self, key: str) -> np.ndarray:
-        """4x4 world pose of ``key`` (KeyError if it has none: unknown or unresolved)."""
-        return self.X[self.index[key]]
+        """4x4 world pose of ``key`` (a copy; KeyError if it has none: unknown or
+        unresolved)."""
+        return self.X[self.index[key]].copy()
 
     def kind(self, key: str) -> str:
         return self._kind_array[self.index[key]]
 
     def as_dict(self) -> dict[str, np.ndarray]:
-        X = self.X
+        """Every key's world pose (copies: the table changes in place)."""
+        X = self.X[: self._size].copy()
         return {k: X[i] for k, i in self.index.items()}
 
     # -- storage ------------------------------------------------------------------
@@ -351,21 +353,27 @@ class PoseTable:
                                      moved.kinds + extra.kinds)
         return added - removed, removed - added, moved
 
-    def _place_nested(self, X_all: np.ndarray, placements: list[tuple[_Block, Pose]]) -> None:
-        """Nested rows = vertex pose @ local rows, batched per shared scope."""
+    def _place_nested(self, X_all: np.ndarray, placements: list[tuple[_Block, Pose]]
+                      ) -> list[np.ndarray]:
+        """Nested rows = vertex pose @ local rows, batched per shared scope; returns the
+        rows written."""
         by_scope: dict[int, list[tuple[_Block, Pose]]] = {}
         for block, X in placements:
             by_scope.setdefault(id(block.rows), []).append((block, X))
+        written = []
         for group in by_scope.values():
             sub = group[0][0].rows
             n = len(sub.keys)  # type: ignore[union-attr]
             if n == 0:
                 continue
             M = _matrices([X for _, X in group])                          # (m, 4, 4)
-            placed = np.matmul(M[:, None, :, :], sub.X[None, :, :, :])   # (m, n, 4, 4)
+            # One BLAS product for every (instance, row) pair: (m, 4, n, 4) -> (m, n, 4, 4)
+            placed = np.tensordot(M, sub.X, axes=([2], [1])).transpose(0, 2, 1, 3)
             starts = np.array([b.start + b.own for b, _ in group])
             rows = (starts[:, None] + np.arange(n)[None, :]).ravel()
             X_all[rows] = placed.reshape(-1, 4, 4)
+            written.append(rows)
+        return written
 
     def _diff(self, old_index: dict[str, int], old_X: np.ndarray
               ) -> tuple[set[str], set[str], PosesChanged]:
@@ -450,8 +458,7 @@ class PoseTable:
             hit = np.abs(self.X[rows, :3, :] - old[:, :3, :]).max(axis=(1, 2)) > MOVE_TOLERANCE
             moved_rows.append(rows[hit])
         if placements:
-            self._place_nested(self.X, placements)
-            moved_rows.extend(np.arange(b.start + b.own, b.stop) for b, _ in placements)
+            moved_rows.extend(self._place_nested(self.X, placements))
         rows = np.concatenate(moved_rows) if len(moved_rows) > 1 else moved_rows[0]
         return PosesChanged(tuple(self._key_array[rows].tolist()), self.X[rows],
                             tuple(self._kind_array[rows].tolist()))

@@ -65,7 +65,8 @@ class SnapService:
     def rederives_joints(node: Node, kind: str, fields: tuple[str, ...]) -> bool:
         if isinstance(node, Mate):
             return kind != "modified" or bool(_JOINT_FIELDS & set(fields))
-        return isinstance(node, MateConnector) and kind != "modified"
+        # a derived joint's frame is its child connector's frame
+        return isinstance(node, MateConnector)
 
     def run(self, derive_joints: bool) -> tuple[list[Node], bool, SnapChanged | None]:
         """Solve and apply; return (nodes whose pose SNAP changed, whether joints were

@@ -33,7 +33,7 @@ from .names import SEP, is_reserved
 from .nodes import (JOINT_TYPES, MATE_TYPES, Collision, Frame, Include, Joint, JointAxis, Link,
                     Mate, MateConnector, Model, Node, Plugin, PoseSpec, Visual, World)
 
-__all__ = ["EditRefused", "SetPose", "SetRelativeTo", "SetField", "SetAttachedTo",
+__all__ = ["EditRefused", "SetPose", "SetDeclared", "SetRelativeTo", "SetField", "SetAttachedTo",
            "SetPlacementFrame", "SetDensity", "SetMass", "SetJointType", "SetJointAxis",
            "SetMate", "AddNode", "RemoveNode", "Rename", "AddInclude", "AddFrame", "AddLink",
            "AddJoint", "AddMateConnector", "AddMate"]
@@ -187,6 +187,33 @@ class SetPose(Command):
             return False
         self.new_value, self.new_relative_to = newer.new_value, newer.new_relative_to
         return True
+
+
+class SetDeclared(Command):
+    """Fix a body's or system's transform where it is (``declared`` True: SNAP leaves it
+    alone, the file declares it) or free it for SNAP to place (False).  In SDFormat terms
+    a declared pose is a written ``<pose>``."""
+
+    def __init__(self, document: Document, node: Link | Model, declared: bool) -> None:
+        if not isinstance(node, (Link, Model)) or node.pose is None:
+            raise EditRefused(f"{_label(node)} has no transform SNAP could place")
+        check_owned(document, node)
+        self.document, self.node, self.declared = document, node, bool(declared)
+        self.old: PoseSpec | None = None
+        self.label = f"{'Fix' if declared else 'Free'} {node.name}"
+
+    def do(self) -> None:
+        self.old = self.node.pose.copy()
+        spec = self.node.pose.copy()
+        spec.written = self.declared
+        self._apply(spec)
+
+    def undo(self) -> None:
+        self._apply(self.old.copy())  # type: ignore[union-attr]
+
+    def _apply(self, spec: PoseSpec) -> None:
+        self.node.pose = spec
+        self.document.notify(_event(ChangeKind.MODIFIED, self.node, ("pose",)))
 
 
 def SetRelativeTo(document: Document, node: Node, relative_to: str, *,
