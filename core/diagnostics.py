@@ -75,6 +75,8 @@ class Code(str, enum.Enum):
     SNAP_FORCED = "SNAP_FORCED"
     SNAP_VIOLATED = "SNAP_VIOLATED"
     SNAP_UNMATED = "SNAP_UNMATED"
+    #: A description that expands past a budget of snapframe.core.limits.
+    RESOURCE_LIMIT = "RESOURCE_LIMIT"
 
     def __str__(self) -> str:
         return self.value
