@@ -119,7 +119,8 @@ def _find_scoped(root: Node, name: str) -> Node | None:
         for e in _children_in_scope(container):
             if _entity_name(e) == part and not isinstance(e, Plugin):
                 found = e
-                break
+                if not e.extras.get("derived_from_mate"):
+                    break  # a mate and the joint derived from it share a name: the mate
         if found is None:
             return None
         if i == len(parts) - 1:

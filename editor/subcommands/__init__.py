@@ -23,4 +23,6 @@ BUILTIN_COMMANDS: tuple[CommandDescriptor, ...] = (
                                  "//inertial/@auto is set).", f"{_HERE}.inertia"),
     CommandDescriptor("convert", "Convert between formats (by file extension).",
                       f"{_HERE}.convert"),
+    CommandDescriptor("render", "Draw a model or world offscreen to a PNG (documentation, "
+                                "tests, CI).", f"{_HERE}.render"),
 )

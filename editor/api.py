@@ -1,0 +1,189 @@
+"""The editor as one scriptable object.
+
+:class:`Editor` is what the menus, a script and the in-app console all use (as napari's
+``Viewer`` and FreeCAD's console do)::
+
+    from snapframe.editor import Editor
+    ed = Editor(show=False)                 # show=True for a window
+    ed.open("resources/examples/arm_gripper/arm_and_gripper.sdf")
+    ed.select("gripper")
+    ed.set_pose("gripper", (0, 0, 0.1), (0, 0, 90), relative_to="arm::gripper_mount",
+                degrees=True)
+    ed.undo(); ed.redo()
+    ed.save("out.sdf")
+    ed.screenshot("shot.png")
+
+Wherever an element is named, its key or its scoped name from the document's top model or
+world is accepted (``robot_1::arm::link``, as ``snapframe frames`` prints it without the
+top model's name); the full scoped name with the top model's name works too.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+from snapframe.core.model import Document
+from snapframe.core.model.edits import EditRefused, SetPose
+from snapframe.core.pose import Pose
+
+__all__ = ["Editor"]
+
+
+class Editor:
+    """The Snapframe editor: a main window and its documents (see the module docstring)."""
+
+    def __init__(self, show: bool = True, settings=None) -> None:
+        from .app import application
+        from .main_window import MainWindow
+        self.app = application()
+        self.window = MainWindow(settings, dark=bool(self.app.property("snapframe_dark")))
+        if show:
+            self.window.show()
+        else:
+            # drawn off screen: a real window the user does not see, so renders work
+            self.window.setAttribute(__import__("PySide6").QtCore.Qt.WidgetAttribute
+                                     .WA_DontShowOnScreen, True)
+            self.window.show()
+        self.app.processEvents()
+
+    # -- documents ------------------------------------------------------------------
+    def open(self, path: str | Path) -> Document:
+        """Open a file (or switch to it); returns its document."""
+        session = self.window.open(path)
+        self.app.processEvents()
+        if session is None:
+            raise OSError(f"could not open {path}")
+        return session.document
+
+    @property
+    def session(self):
+        return self.window.session
+
+    @property
+    def document(self) -> Document | None:
+        """The current tab's document."""
+        s = self.window.session
+        return s.document if s is not None else None
+
+    def _doc(self) -> Document:
+        doc = self.document
+        if doc is None:
+            raise RuntimeError("no document is open: call ed.open(path) first")
+        return doc
+
+    def key(self, name: str) -> str:
+        """The key of an element named by key or scoped name; KeyError if none."""
+        doc = self._doc()
+        live = doc.live
+        if name in live.poses or doc.element(name) is not None and name.split("::")[0] != \
+                getattr(doc.root, "name", None):
+            return name
+        top = getattr(doc.root, "name", "")
+        if top and name.startswith(top + "::"):
+            rest = name[len(top) + 2:]
+            if rest in live.poses or doc.element(rest) is not None:
+                return rest
+        if name == top:
+            return ""
+        raise KeyError(f"no element [{name}] in {Path(doc.path).name}")
+
+    # -- selection and edits -----------------------------------------------------------
+    def select(self, *names: str) -> list[str]:
+        """Select elements (the last is the active one); returns their keys."""
+        keys = [self.key(n) for n in names]
+        self.window.session.selection.select(keys)
+        self.app.processEvents()
+        return keys
+
+    @property
+    def selection(self) -> list[str]:
+        s = self.window.session
+        return s.selection.keys if s is not None else []
+
+    def set_pose(self, name: str, xyz: Sequence[float] = (0.0, 0.0, 0.0),
+                 rpy: Sequence[float] = (0.0, 0.0, 0.0), relative_to: str | None = None,
+                 degrees: bool = False) -> None:
+        """Write an element's pose (``relative_to`` None keeps its frame).  Raises
+        :class:`~snapframe.core.model.edits.EditRefused` with the reason if refused."""
+        doc = self._doc()
+        node = doc.element(self.key(name))
+        r = [math.radians(a) for a in rpy] if degrees else list(rpy)
+        command = SetPose(doc, node, Pose.from_xyz_rpy(*xyz, *r), relative_to)
+        doc.commands.push(command)
+        doc.commands.end_merge()
+        self.app.processEvents()
+
+    def pose(self, name: str, relative_to: str = "") -> Pose:
+        """The resolved pose of an element in the world/top model or another frame."""
+        doc = self._doc()
+        table = doc.live.poses
+        X = Pose.from_matrix(table.pose(self.key(name)))
+        if relative_to:
+            X = Pose.from_matrix(table.pose(self.key(relative_to))).inverse() @ X
+        return X
+
+    def push(self, command) -> None:
+        """Do any core command (``snapframe.core.model.edits``) as one undo step."""
+        self._doc().commands.push(command)
+        self.app.processEvents()
+
+    def undo(self) -> None:
+        self._doc().commands.undo()
+        self.app.processEvents()
+
+    def redo(self) -> None:
+        self._doc().commands.redo()
+        self.app.processEvents()
+
+    # -- files and pictures ------------------------------------------------------------
+    def save(self, path: str | Path | None = None, format: str | None = None,
+             flatten: bool = False) -> list:
+        """Save the current document (SDFormat: includes kept unless ``flatten``);
+        returns the warnings about what the format cannot keep."""
+        doc = self._doc()
+        fmt = format
+        if fmt is None and path is not None:
+            from snapframe.core.formats import registry
+            found = registry.for_path(path, capability="write")
+            fmt = found.name if found is not None else None
+        fmt = fmt or doc.format or "sdformat"
+        warnings = doc.save(path, fmt, flatten=flatten if fmt == "sdformat" else None)
+        self.app.processEvents()
+        return warnings
+
+    def screenshot(self, path: str | Path, window: bool = False) -> Path:
+        """Save a PNG of the 3D view (``window=True``: the whole main window)."""
+        self.app.processEvents()
+        path = Path(path)
+        if window:
+            self.window.grab().save(str(path))
+        else:
+            tab = self.window.current
+            if tab is None:
+                raise RuntimeError("no document is open")
+            tab.viewport.render()
+            tab.viewport.plotter.screenshot(str(path))
+        return path
+
+    def fit(self) -> None:
+        self.window.fit()
+
+    def view(self, name: str) -> None:
+        """Standard view: iso, top, front, side."""
+        self.window.set_view(name)
+
+    def close(self) -> None:
+        """Close the window (unsaved documents are not saved)."""
+        for s in self.window.sessions():
+            s.document.commands.set_clean()
+        self.window.close()
+        self.app.processEvents()
+
+    def run(self) -> int:
+        """Run the event loop until the window closes."""
+        return self.app.exec()
+
+    # let scripts catch refusals without importing the core
+    EditRefused = EditRefused

@@ -1,0 +1,423 @@
+"""The 3D scene of a document, mirrored from the live core by element key.
+
+:class:`SceneMirror` builds a few merged layers from the live pose table (visuals,
+collisions, a triad layer per frame kind, joint axes with their limits, centres of mass
+and equivalent inertia boxes) and keeps them current from the core's events: a pose
+change moves only the instances whose keys moved; a structure change rebuilds; an
+inertia change redraws that link's box.  It is written against the pyvista plotter API, so
+the same code draws in the editor's Qt viewport and in an offscreen render.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyvista as pv
+
+from snapframe.core.live.keys import ROOT, join_key, subtree_keys
+from snapframe.core.model import Collision, Joint, Link, Node, Visual
+
+from .layers import LineLayer, MeshLayer, TriadLayer
+from .shapes import Triangles, shape_mesh
+
+__all__ = ["SceneMirror", "TRIAD_KINDS", "Look", "VIEWS", "camera_position"]
+
+#: camera direction (from the focal point towards the camera) and up vector per view
+VIEWS = {
+    "iso": ((1.0, -1.0, 0.8), (0.0, 0.0, 1.0)),
+    "top": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)),
+    "front": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+    "side": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
+}
+
+
+def camera_position(bounds, view: str) -> list:
+    """A pyvista camera position looking at ``bounds`` from a standard view."""
+    direction, up = VIEWS[view]
+    b = np.array(bounds if bounds is not None else (-1, 1, -1, 1, -1, 1)).reshape(3, 2)
+    centre = b.mean(axis=1)
+    dist = max(float(np.linalg.norm(b[:, 1] - b[:, 0])), 0.1) * 2.0
+    d = np.asarray(direction) / np.linalg.norm(direction)
+    return [tuple(centre + d * dist), tuple(centre), up]
+
+#: Frame kinds that get triads, each its own layer so it can be toggled.
+TRIAD_KINDS = ("link", "joint", "frame", "mate_connector", "model")
+
+
+@dataclass
+class Look:
+    """Colours and styles (light and dark themes differ only in the background)."""
+
+    background: str = "#f4f6f8"
+    background_top: str = "#dfe6ee"
+    visual: tuple[int, int, int] = (176, 188, 204)
+    collision: tuple[int, int, int] = (230, 126, 34)
+    selection: str = "#ffb400"
+    hover: str = "#3d9be9"
+    grid: str = "#b9c3cd"
+    axis: tuple[int, int, int] = (142, 68, 173)
+    com: str = "#e84393"
+    inertia: tuple[int, int, int] = (232, 67, 147)
+
+    @classmethod
+    def dark(cls) -> "Look":
+        return cls(background="#1e2227", background_top="#2b313a", visual=(150, 162, 178),
+                   grid="#4a5360")
+
+
+def _rgb(color) -> tuple[int, int, int]:
+    r, g, b = color[:3]
+    return (int(round(255 * r)), int(round(255 * g)), int(round(255 * b)))
+
+
+def _inertia_box(mass: float, com: np.ndarray, I: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(dimensions, 4x4 pose in the link frame) of the uniform box with the same mass and
+    principal moments; None when the tensor has no such box (not positive definite or
+    breaking the triangle inequality)."""
+    if not (mass > 0 and np.all(np.isfinite(I))):
+        return None
+    moments, axes = np.linalg.eigh((I + I.T) / 2)
+    a, b, c = moments
+    sq = np.array([b + c - a, a + c - b, a + b - c]) * 6.0 / mass
+    if np.any(sq <= 0):
+        return None
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] *= -1
+    X = np.eye(4)
+    X[:3, :3] = axes
+    X[:3, 3] = com
+    return np.sqrt(sq), X
+
+
+def _box_triangles(dims: np.ndarray) -> Triangles:
+    from .shapes import _box
+    return _box(*dims)
+
+
+class SceneMirror:
+    """Layers of one document in one plotter (see the module docstring)."""
+
+    def __init__(self, plotter: pv.Plotter, document, look: Look | None = None) -> None:
+        self.plotter = plotter
+        self.document = document
+        self.live = document.live
+        self.look = look or Look()
+        self.visuals = MeshLayer("visuals")
+        self.collisions = MeshLayer("collisions")
+        self.triads = {kind: TriadLayer(kind) for kind in TRIAD_KINDS}
+        self.axes = LineLayer("joint axes")
+        self.inertia = MeshLayer("inertia boxes")
+        self._X_LB: dict[str, np.ndarray] = {}
+        self._inertia_entries: dict[str, tuple] = {}
+        self.actors: dict[str, object] = {}
+        self.visible = {"visuals": True, "collisions": False, "link": True, "joint": False,
+                        "frame": True, "mate_connector": True, "model": False,
+                        "joint axes": True, "inertia boxes": False, "grid": True}
+        self.nodes: dict[str, Node] = {}
+        self.scale = 1.0
+        self._overlays: dict[str, object] = {}
+        self.rebuild()
+
+    # -- building -----------------------------------------------------------------
+    def _index_nodes(self) -> None:
+        root = self.document.root
+        self.nodes = dict(subtree_keys(root, ROOT)) if root is not None else {}
+
+    def rebuild(self) -> None:
+        """Build every layer from the pose table (open, structure changes)."""
+        self._index_nodes()
+        table = self.live.poses
+        poses = table.as_dict()
+        visual_entries, collision_entries = [], []
+        triads: dict[str, list] = {k: [] for k in TRIAD_KINDS}
+        axis_entries = []
+        self._inertia_entries: dict[str, tuple] = {}
+        box_cache: dict[int, tuple | None] = {}
+        for key, X in poses.items():
+            kind = table.kind(key)
+            node = self.nodes.get(key)
+            if kind == "visual" and isinstance(node, Visual):
+                shape = shape_mesh(node.geometry)
+                if shape is not None:
+                    color = _rgb(node.color) if node.color else self.look.visual
+                    visual_entries.append((key, shape, color, X))
+            elif kind == "collision" and isinstance(node, Collision):
+                shape = shape_mesh(node.geometry)
+                if shape is not None:
+                    collision_entries.append((key, shape, self.look.collision, X))
+            elif kind in triads and key != ROOT:
+                triads[kind].append((key, X))
+                if kind == "joint" and isinstance(node, Joint):
+                    axis = self._joint_axis(key, node, X, poses)
+                    if axis is not None:
+                        axis_entries.append((key, axis, X, self.look.axis))
+                elif kind == "link" and isinstance(node, Link):
+                    # the instances of one included link share its box
+                    if id(node) not in box_cache:
+                        box_cache[id(node)] = self._inertia_entry(key, node, X)
+                    if box_cache[id(node)] is not None:
+                        self._inertia_entries[key] = box_cache[id(node)]
+        self.scale = self._scene_scale(poses)
+        self.visuals.build(visual_entries)
+        self.collisions.build(collision_entries)
+        for kind, layer in self.triads.items():
+            layer.size = self.scale * (0.06 if kind != "model" else 0.1)
+            layer.build(triads[kind])
+        self.axes.build(axis_entries)
+        self._build_inertia()
+        self._show_all()
+
+    def _scene_scale(self, poses: dict[str, np.ndarray]) -> float:
+        if self.visuals.mesh is not None:
+            b = np.array(self.visuals.mesh.bounds).reshape(3, 2)
+        elif poses:
+            P = np.stack([X[:3, 3] for X in poses.values()])
+            b = np.stack([P.min(axis=0), P.max(axis=0)], axis=1)
+        else:
+            return 1.0
+        diag = float(np.linalg.norm(b[:, 1] - b[:, 0]))
+        return max(diag, 0.05) if math.isfinite(diag) else 1.0
+
+    def _joint_axis(self, key: str, joint: Joint, X_WJ: np.ndarray,
+                    poses: dict[str, np.ndarray]) -> list[np.ndarray] | None:
+        if not joint.axes or joint.type in ("fixed", "ball"):
+            return None
+        axis = joint.axes[0]
+        v = np.asarray(axis.xyz, dtype=float)
+        if axis.expressed_in and axis.expressed_in != joint.name:
+            scope = key.rpartition("::")[0]
+            other = poses.get(join_key(scope, axis.expressed_in)) if axis.expressed_in not in (
+                "__model__",) else poses.get(scope)
+            if other is not None:
+                v = X_WJ[:3, :3].T @ other[:3, :3] @ v
+        n = np.linalg.norm(v)
+        if n < 1e-12:
+            return None
+        v = v / n
+        L = 0.08 * max(self.scale, 0.05)
+        lines = [np.array([-v * L * 0.3, v * L])]
+        lo, hi = axis.lower, axis.upper
+        if joint.type in ("revolute", "revolute2", "universal") and lo is not None \
+                and hi is not None and math.isfinite(lo) and math.isfinite(hi) and hi > lo:
+            # the allowed range as an arc around the axis, from the joint's x direction
+            u = np.cross(v, [0.0, 0.0, 1.0]) if abs(v[2]) < 0.9 else np.cross(v, [1.0, 0, 0])
+            u /= np.linalg.norm(u)
+            w = np.cross(v, u)
+            t = np.linspace(lo, hi, max(8, int((hi - lo) / 0.1)))
+            r = L * 0.6
+            arc = (np.cos(t)[:, None] * u + np.sin(t)[:, None] * w) * r
+            lines.append(np.vstack([[0, 0, 0], arc, [0, 0, 0]]))
+        elif joint.type == "prismatic" and lo is not None and hi is not None \
+                and math.isfinite(lo) and math.isfinite(hi):
+            lines.append(np.array([v * lo, v * hi]))
+        return lines
+
+    def _inertia_entry(self, key: str, link: Link, X_WL: np.ndarray):
+        inertial = link.inertial
+        if inertial is None:
+            return None
+        computed = getattr(inertial, "computed", None)
+        if inertial.auto:
+            if computed is None:
+                return None
+            mass, com, I = computed.mass, computed.com, computed.inertia
+        else:
+            mass = inertial.mass if inertial.mass is not None else 1.0
+            X_LC = inertial.pose.value
+            I_C = np.array([[inertial.ixx, inertial.ixy, inertial.ixz],
+                            [inertial.ixy, inertial.iyy, inertial.iyz],
+                            [inertial.ixz, inertial.iyz, inertial.izz]])
+            R = X_LC.rotation_matrix()
+            I, com = R @ I_C @ R.T, np.asarray(X_LC.p)
+        box = _inertia_box(mass, np.asarray(com, dtype=float), np.asarray(I, dtype=float))
+        if box is None:
+            return None
+        dims, X_LB = box
+        return (_box_triangles(dims), self.look.inertia, X_LB)
+
+    # -- showing ------------------------------------------------------------------
+    def _layers(self) -> dict[str, object]:
+        return {"visuals": self.visuals, "collisions": self.collisions, **self.triads,
+                "joint axes": self.axes, "inertia boxes": self.inertia}
+
+    def _show_all(self) -> None:
+        for name in list(self.actors):
+            self.plotter.remove_actor(self.actors.pop(name), render=False)
+        for name, layer in self._layers().items():
+            mesh = layer.mesh
+            if mesh is None:
+                continue
+            if name in ("visuals", "collisions"):
+                actor = self.plotter.add_mesh(
+                    mesh, scalars="rgb", rgb=True, smooth_shading=False, render=False,
+                    opacity=0.45 if name == "collisions" else 1.0, pickable=True,
+                    show_scalar_bar=False, name=name, ambient=0.3, diffuse=0.8,
+                    specular=0.15, specular_power=20)
+            elif name == "inertia boxes":
+                actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, style="wireframe",
+                                              line_width=1.5, render=False, name=name,
+                                              show_scalar_bar=False, pickable=False)
+            else:
+                actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, line_width=2.5,
+                                              render=False, name=name, show_scalar_bar=False,
+                                              pickable=name in TRIAD_KINDS)
+            actor.SetVisibility(self.visible.get(name, True))
+            self.actors[name] = actor
+        self._grid()
+
+    def _grid(self) -> None:
+        if "grid" in self.actors:
+            self.plotter.remove_actor(self.actors.pop("grid"), render=False)
+        step = 10 ** math.floor(math.log10(max(self.scale, 1e-3) / 4))
+        half = step * max(5, math.ceil(self.scale / step))
+        ticks = np.arange(-half, half + step / 2, step)
+        pts, lines = [], []
+        for i, t in enumerate(ticks):
+            pts += [(t, -half, 0), (t, half, 0), (-half, t, 0), (half, t, 0)]
+            lines += [2, 4 * i, 4 * i + 1, 2, 4 * i + 2, 4 * i + 3]
+        grid = pv.PolyData(np.array(pts, dtype=float), lines=np.array(lines))
+        actor = self.plotter.add_mesh(grid, color=self.look.grid, line_width=1, opacity=0.6,
+                                      pickable=False, render=False, name="grid")
+        actor.SetVisibility(self.visible["grid"])
+        self.actors["grid"] = actor
+
+    def set_visible(self, name: str, on: bool) -> None:
+        self.visible[name] = on
+        actor = self.actors.get(name)
+        if actor is not None:
+            actor.SetVisibility(on)
+
+    # -- following the core ---------------------------------------------------------
+    def on_poses(self, event) -> bool:
+        """Move what moved; True when anything drawn changed."""
+        keys, X = list(event.keys), event.poses
+        changed = False
+        for layer in self._layers().values():
+            if layer is self.inertia:
+                continue
+            changed |= bool(layer.move(keys, X))
+        # inertia boxes ride on their links: box pose = link pose @ X_LB
+        boxes = [(k, x @ self._X_LB[k]) for k, x in zip(keys, X) if k in self._X_LB]
+        if boxes:
+            self.inertia.move([k for k, _ in boxes], np.stack([x for _, x in boxes]))
+            changed = True
+        if changed:
+            self._refresh_overlays()
+        return changed
+
+    def refresh_inertia(self, keys: list[str]) -> None:
+        """Redraw the inertia boxes of links whose mass properties changed."""
+        table = self.live.poses
+        for key in keys:
+            node = self.nodes.get(key)
+            if not isinstance(node, Link) or key not in table:
+                self._inertia_entries.pop(key, None)
+                continue
+            entry = self._inertia_entry(key, node, table.pose(key))
+            if entry is None:
+                self._inertia_entries.pop(key, None)
+            else:
+                self._inertia_entries[key] = entry
+        self._build_inertia()
+        actor = self.actors.pop("inertia boxes", None)
+        if actor is not None:
+            self.plotter.remove_actor(actor, render=False)
+        if self.inertia.mesh is not None:
+            actor = self.plotter.add_mesh(self.inertia.mesh, scalars="rgb", rgb=True,
+                                          style="wireframe", line_width=1.5, render=False,
+                                          name="inertia boxes", show_scalar_bar=False,
+                                          pickable=False)
+            actor.SetVisibility(self.visible["inertia boxes"])
+            self.actors["inertia boxes"] = actor
+
+    def _build_inertia(self) -> None:
+        table = self.live.poses
+        entries = []
+        self._X_LB = {}
+        for key, (shape, color, X_LB) in self._inertia_entries.items():
+            if key in table:
+                self._X_LB[key] = X_LB
+                entries.append((key, shape, color, table.pose(key) @ X_LB))
+        self.inertia.build(entries)
+
+    # -- picking and highlighting ----------------------------------------------------
+    def key_at_cell(self, actor, cell: int) -> str | None:
+        for name, layer in self._layers().items():
+            if self.actors.get(name) is actor:
+                return layer.key_of_cell(cell)
+        return None
+
+    def _members(self, key: str) -> set[str]:
+        """Keys of the drawn instances that belong to element ``key``."""
+        if key == ROOT:
+            return set()
+        out = set()
+        for layer in (self.visuals, self.collisions):
+            for k in layer.index:
+                if k == key or k.startswith(key + "#") or k.startswith(key + "::"):
+                    out.add(k)
+        return out
+
+    def highlight(self, name: str, keys: list[str], color: str, width: float = 3.0) -> None:
+        """Draw ``keys``'s geometry (or their frames) on top in ``color``."""
+        self._overlay_spec = getattr(self, "_overlay_spec", {})
+        self._overlay_spec[name] = (list(keys), color, width)
+        self._draw_overlay(name)
+
+    def _refresh_overlays(self) -> None:
+        for name in list(getattr(self, "_overlay_spec", {})):
+            self._draw_overlay(name)
+
+    def _draw_overlay(self, name: str) -> None:
+        old = self._overlays.pop(name, None)
+        if old is not None:
+            self.plotter.remove_actor(old, render=False)
+        keys, color, width = self._overlay_spec[name]
+        members: set[str] = set()
+        frames: list[np.ndarray] = []
+        table = self.live.poses
+        for key in keys:
+            members |= self._members(key)
+            if key in table and key != ROOT:
+                frames.append(table.pose(key))
+        blocks = []
+        for layer in (self.visuals, self.collisions):
+            part = layer.extract(members & set(layer.index)) if members else None
+            if part is not None and part.n_points:
+                blocks.append(part.extract_feature_edges(
+                    feature_angle=35, boundary_edges=True, non_manifold_edges=False,
+                    manifold_edges=False))
+        if frames:
+            s = self.scale * 0.09
+            pts, lines = [], []
+            for i, X in enumerate(frames):
+                o = X[:3, 3]
+                pts += [o, o + s * X[:3, 0], o + s * X[:3, 1], o + s * X[:3, 2]]
+                lines += [2, 4 * i, 4 * i + 1, 2, 4 * i, 4 * i + 2, 2, 4 * i, 4 * i + 3]
+            marker = pv.PolyData(np.array(pts), lines=np.array(lines))
+            blocks.append(marker)
+        if not blocks:
+            return
+        merged = blocks[0].merge(blocks[1:]) if len(blocks) > 1 else blocks[0]
+        actor = self.plotter.add_mesh(merged, color=color, line_width=width, render=False,
+                                      pickable=False, name=f"overlay:{name}")
+        mapper = actor.GetMapper()
+        # drawn over the geometry it outlines, so it shows from every side
+        mapper.SetResolveCoincidentTopologyToPolygonOffset()
+        mapper.SetRelativeCoincidentTopologyLineOffsetParameters(0, -66000)
+        self._overlays[name] = actor
+
+    def bounds(self) -> tuple[float, ...] | None:
+        meshes = [m for m in (self.visuals.mesh, self.collisions.mesh) if m is not None]
+        if not meshes:
+            pts = [X[:3, 3] for X in self.live.poses.as_dict().values()]
+            if not pts:
+                return None
+            P = np.stack(pts)
+            lo, hi = P.min(axis=0), P.max(axis=0)
+            return (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
+        b = np.array([m.bounds for m in meshes]).reshape(len(meshes), 3, 2)
+        return tuple(np.stack([b[:, :, 0].min(axis=0), b[:, :, 1].max(axis=0)], axis=1).ravel())

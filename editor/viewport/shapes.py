@@ -1,0 +1,180 @@
+"""Triangle meshes of SDFormat geometries, in the geometry's own frame, for drawing.
+
+Primitives follow SDFormat's conventions (box, sphere, ellipsoid centred; cylinder,
+capsule and cone along z, centred on their length); meshes come from the project's mesh
+readers (``snapframe.plugins.meshio``) with their ``<scale>``; a plane is a thin square
+facing its normal.  Results are cached per geometry value, so the thousand instances of
+one robot share their meshes.  A shape that cannot be drawn (a missing mesh file, a
+heightmap) gives None; the caller shows nothing and the diagnostics say why.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = ["shape_mesh", "Triangles"]
+
+#: Segments around round shapes: smooth enough at editor scale, few triangles.
+ROUND = 24
+
+
+class Triangles:
+    """``points`` (n, 3) float64 and ``faces`` (m, 3) int64 of one shape."""
+
+    __slots__ = ("points", "faces")
+
+    def __init__(self, points: np.ndarray, faces: np.ndarray) -> None:
+        self.points = np.ascontiguousarray(points, dtype=float)
+        self.faces = np.ascontiguousarray(faces, dtype=np.int64)
+
+
+def _box(sx: float, sy: float, sz: float) -> Triangles:
+    c = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    points = c * np.array([sx, sy, sz])
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    faces = [tri for a, b, c_, d in quads for tri in ((a, b, c_), (a, c_, d))]
+    return Triangles(points, np.array(faces))
+
+
+def _lathe(profile: list[tuple[float, float]], n: int = ROUND) -> Triangles:
+    """A solid of revolution about z from (radius, z) points, bottom to top; rings of
+    radius 0 become poles."""
+    angles = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    points: list[np.ndarray] = []
+    rows: list[tuple[int, bool]] = []   # (first point index, is pole)
+    for r, z in profile:
+        start = sum(1 if pole else n for _, pole in rows)
+        if r <= 1e-12:
+            points.append(np.array([[0.0, 0.0, z]]))
+            rows.append((start, True))
+        else:
+            points.append(np.column_stack([ring * r, np.full(n, z)]))
+            rows.append((start, False))
+    faces: list[tuple[int, int, int]] = []
+    for (a, a_pole), (b, b_pole) in zip(rows, rows[1:]):
+        for i in range(n):
+            j = (i + 1) % n
+            if a_pole and b_pole:
+                continue
+            if a_pole:
+                faces.append((a, b + j, b + i))
+            elif b_pole:
+                faces.append((a + i, a + j, b))
+            else:
+                faces.append((a + i, a + j, b + j))
+                faces.append((a + i, b + j, b + i))
+    # close flat ends that are rings, not poles
+    allp = np.vstack(points)
+    extra = []
+    for (start, pole), sign in ((rows[0], -1), (rows[-1], 1)):
+        if not pole:
+            centre = len(allp) + len(extra)
+            extra.append([0.0, 0.0, allp[start, 2]])
+            for i in range(n):
+                j = (i + 1) % n
+                faces.append((centre, start + j, start + i) if sign < 0
+                             else (centre, start + i, start + j))
+    if extra:
+        allp = np.vstack([allp, np.array(extra)])
+    return Triangles(allp, np.array(faces))
+
+
+def _sphere_profile(r: float, z0: float, top: bool, k: int = ROUND // 4) -> list[tuple[float, float]]:
+    """Quarter circle from the equator (at z0) to a pole, top or bottom."""
+    out = []
+    for i in range(k + 1):
+        t = i / k * math.pi / 2
+        out.append((r * math.cos(t), z0 + (r * math.sin(t) if top else -r * math.sin(t))))
+    return out
+
+
+def _primitive(shape: str, params: tuple) -> Triangles | None:
+    p = dict(params)
+    if shape == "box":
+        sx, sy, sz = (float(v) for v in p.get("size", (1.0, 1.0, 1.0)))
+        return _box(sx, sy, sz)
+    if shape == "cylinder":
+        r, h = float(p.get("radius", 0.5)), float(p.get("length", 1.0))
+        return _lathe([(r, -h / 2), (r, h / 2)])
+    if shape == "sphere":
+        r = float(p.get("radius", 0.5))
+        prof = list(reversed(_sphere_profile(r, 0.0, False)))[:-1] + _sphere_profile(r, 0.0, True)
+        return _lathe(prof)
+    if shape == "capsule":
+        r, h = float(p.get("radius", 0.5)), float(p.get("length", 1.0))
+        bottom = list(reversed(_sphere_profile(r, -h / 2, False)))
+        return _lathe(bottom + _sphere_profile(r, h / 2, True))
+    if shape == "ellipsoid":
+        rx, ry, rz = (float(v) for v in p.get("radii", (1.0, 1.0, 1.0)))
+        sph = _primitive("sphere", (("radius", 1.0),))
+        assert sph is not None
+        return Triangles(sph.points * np.array([rx, ry, rz]), sph.faces)
+    if shape == "cone":
+        r, h = float(p.get("radius", 0.5)), float(p.get("length", 1.0))
+        return _lathe([(r, -h / 2), (0.0, h / 2)])
+    if shape == "plane":
+        nx, ny, nz = (float(v) for v in p.get("normal", (0.0, 0.0, 1.0)))
+        sx, sy = (float(v) for v in p.get("size", (1.0, 1.0)))
+        box = _box(sx, sy, 1e-3)
+        n = np.array([nx, ny, nz])
+        n = n / (np.linalg.norm(n) or 1.0)
+        z = np.array([0.0, 0.0, 1.0])
+        v = np.cross(z, n)
+        c = float(z @ n)
+        if np.linalg.norm(v) < 1e-12:
+            R = np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+        else:
+            vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+            R = np.eye(3) + vx + vx @ vx / (1 + c)
+        return Triangles(box.points @ R.T, box.faces)
+    return None
+
+
+@lru_cache(maxsize=512)
+def _mesh(path: str, scale: tuple[float, float, float], submesh: str | None,
+          center: bool) -> Triangles | None:
+    from snapframe.plugins.meshio import MeshLoadError, load_collision_mesh
+    try:
+        mesh = load_collision_mesh(path)
+    except (MeshLoadError, OSError):
+        return None
+    parts = mesh.submeshes
+    if submesh:
+        parts = [s for s in parts if s.name == submesh or submesh in getattr(s, "aliases", ())]
+    if not parts:
+        return None
+    points, faces, offset = [], [], 0
+    for s in parts:
+        points.append(np.asarray(s.vertices, dtype=float))
+        faces.append(np.asarray(s.faces, dtype=np.int64) + offset)
+        offset += len(s.vertices)
+    P = np.vstack(points)
+    if submesh and center:
+        P = P - (P.min(axis=0) + P.max(axis=0)) / 2
+    return Triangles(P * np.array(scale), np.vstack(faces))
+
+
+def shape_mesh(geometry) -> Triangles | None:
+    """The triangles of a :class:`snapframe.core.model.Geometry`, or None."""
+    shape, params = geometry.shape, geometry.params
+    if shape == "mesh":
+        path = params.get("resolved_path")
+        if not path:
+            return None
+        scale = tuple(float(v) for v in params.get("scale", (1.0, 1.0, 1.0)))
+        return _mesh(str(path), scale, params.get("submesh"), bool(params.get("center_submesh")))
+    key = tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v)
+                       for k, v in params.items()))
+    try:
+        return _cached_primitive(shape, key)
+    except (TypeError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _cached_primitive(shape: str, params: tuple) -> Triangles | None:
+    return _primitive(shape, params)

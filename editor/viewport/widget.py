@@ -1,0 +1,168 @@
+"""The 3D viewport widget: a pyvistaqt interactor showing a :class:`SceneMirror`.
+
+Clicking an element selects it (Ctrl adds to the selection), the mouse resting over an
+element outlines it, and the document's selection is outlined in the selection colour.
+Standard views, fit, perspective/orthographic and the layer toggles are methods the main
+window's actions call.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from PySide6 import QtCore, QtWidgets
+from pyvistaqt import QtInteractor
+
+from ..session import DocumentSession
+from .scene import VIEWS, Look, SceneMirror, camera_position
+
+__all__ = ["Viewport", "VIEWS"]
+
+class Viewport(QtWidgets.QWidget):
+    """3D view of one document session."""
+
+    picked = QtCore.Signal(str)        # the key under a click ("" for empty space)
+    rendered = QtCore.Signal(float)    # seconds the last render took
+
+    def __init__(self, session: DocumentSession, look: Look | None = None,
+                 parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.look = look or Look()
+        self.plotter = QtInteractor(self, auto_update=False)
+        self.plotter.set_background(self.look.background, top=self.look.background_top)
+        self.plotter.enable_anti_aliasing("fxaa")
+        self.plotter.add_axes(line_width=3, labels_off=False)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plotter.interactor)
+        self.mirror = SceneMirror(self.plotter, session.document, self.look)
+        self.last_render = 0.0
+        self._press: QtCore.QPoint | None = None
+        self._hover_key: str | None = None
+        self._hover_timer = QtCore.QTimer(self)
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(90)
+        self._hover_timer.timeout.connect(self._hover_pick)
+        self.plotter.interactor.installEventFilter(self)
+        self.plotter.interactor.setMouseTracking(True)
+        session.posesChanged.connect(self._on_poses)
+        session.structureChanged.connect(self._on_structure)
+        session.inertiaChanged.connect(self._on_inertia)
+        session.selectionChanged.connect(self._on_selection)
+        self.set_view("iso")
+
+    # -- following the session ----------------------------------------------------
+    def render(self) -> None:  # type: ignore[override]
+        t = time.perf_counter()
+        self.plotter.render()
+        self.last_render = time.perf_counter() - t
+        self.rendered.emit(self.last_render)
+
+    def _on_poses(self, event) -> None:
+        if self.mirror.on_poses(event):
+            self.render()
+
+    def _on_structure(self, _event) -> None:
+        self.mirror.rebuild()
+        self._on_selection(None, render=False)
+        self.render()
+
+    def _on_inertia(self, event) -> None:
+        self.mirror.refresh_inertia(list(event.keys))
+        self.render()
+
+    def _on_selection(self, _event, render: bool = True) -> None:
+        self.mirror.highlight("selection", self.session.selection.keys, self.look.selection, 3.5)
+        if render:
+            self.render()
+
+    # -- camera -------------------------------------------------------------------
+    def fit(self) -> None:
+        bounds = self.mirror.bounds()
+        if bounds is not None:
+            self.plotter.reset_camera(bounds=bounds)
+            self.plotter.camera.zoom(1.3)
+        self.render()
+
+    def set_view(self, name: str) -> None:
+        self.plotter.camera_position = camera_position(self.mirror.bounds(), name)
+        self.fit()
+
+    def set_orthographic(self, on: bool) -> None:
+        self.plotter.camera.parallel_projection = on
+        self.render()
+
+    def set_layer_visible(self, name: str, on: bool) -> None:
+        self.mirror.set_visible(name, on)
+        self.render()
+
+    def focus(self, key: str) -> None:
+        """Centre the camera on an element (its geometry, or its frame)."""
+        table = self.session.live.poses
+        members = self.mirror._members(key)
+        if members:
+            part = self.mirror.visuals.extract(members) or self.mirror.collisions.extract(members)
+            if part is not None:
+                self.plotter.reset_camera(bounds=part.bounds)
+                self.render()
+                return
+        if key in table:
+            self.plotter.set_focus(tuple(table.pose(key)[:3, 3]))
+            self.render()
+
+    # -- picking ------------------------------------------------------------------
+    def key_at(self, x: int, y: int) -> str | None:
+        """The key of what is drawn at widget pixel (x, y), or None."""
+        import vtk
+        picker = vtk.vtkCellPicker()
+        picker.SetTolerance(0.004)
+        height = self.plotter.interactor.height()
+        ratio = self.plotter.interactor.devicePixelRatioF()
+        picker.Pick(x * ratio, (height - y) * ratio, 0, self.plotter.renderer)
+        actor = picker.GetActor()
+        if actor is None:
+            return None
+        return self.mirror.key_at_cell(actor, picker.GetCellId())
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        t = event.type()
+        if t == QtCore.QEvent.Type.MouseButtonPress and event.button() == QtCore.Qt.MouseButton.LeftButton:
+            self._press = event.position().toPoint()
+        elif t == QtCore.QEvent.Type.MouseButtonRelease and event.button() == QtCore.Qt.MouseButton.LeftButton:
+            pos = event.position().toPoint()
+            if self._press is not None and (pos - self._press).manhattanLength() < 4:
+                self._click(pos, bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier))
+            self._press = None
+        elif t == QtCore.QEvent.Type.MouseMove and not event.buttons():
+            self._hover_pos = event.position().toPoint()
+            self._hover_timer.start()
+        elif t == QtCore.QEvent.Type.Leave:
+            self._set_hover(None)
+        return False
+
+    def _click(self, pos: QtCore.QPoint, add: bool) -> None:
+        key = self.key_at(pos.x(), pos.y())
+        self.picked.emit(key or "")
+        selection = self.session.selection
+        if key is None:
+            if not add:
+                selection.clear()
+            return
+        selection.toggle(key) if add else selection.select(key)
+
+    def _hover_pick(self) -> None:
+        pos = getattr(self, "_hover_pos", None)
+        if pos is not None:
+            self._set_hover(self.key_at(pos.x(), pos.y()))
+
+    def _set_hover(self, key: str | None) -> None:
+        if key == self._hover_key:
+            return
+        self._hover_key = key
+        self.mirror.highlight("hover", [key] if key else [], self.look.hover, 2.0)
+        self.render()
+
+    def close_plotter(self) -> None:
+        self.plotter.close()
