@@ -66,7 +66,6 @@ class Code(str, enum.Enum):
     CONVERSION_ERROR = "CONVERSION_ERROR"
     PARSING_ERROR = "PARSING_ERROR"
     JOINT_AXIS_MIMIC_INVALID = "JOINT_AXIS_MIMIC_INVALID"
-    XML_ERROR = "XML_ERROR"
     # Snapframe's own (non-SDFormat) codes.
     PLUGIN_ERROR = "PLUGIN_ERROR"
     INCLUDE_CYCLE = "INCLUDE_CYCLE"
@@ -143,7 +142,9 @@ class Diagnostics:
     _seen: set = field(default_factory=set, repr=False)
 
     def add(self, diagnostic: Diagnostic) -> Diagnostic:
-        key = (diagnostic.code, diagnostic.message, diagnostic.file, diagnostic.line)
+        # Elements made in the editor have no line: their key tells two findings apart.
+        key = (diagnostic.code, diagnostic.message, diagnostic.file, diagnostic.line,
+               None if diagnostic.line else diagnostic.key)
         if key not in self._seen:
             self._seen.add(key)
             self.items.append(diagnostic)

@@ -54,6 +54,8 @@ class FormatDescriptor:
     can_write: bool = False
     #: The format can be named by an SDFormat ``//include/uri`` (custom model parser).
     can_include: bool = False
+    #: Its writer keeps includes or writes them in place (``write(..., flatten=bool)``).
+    can_flatten: bool = False
     api_version: int = API_VERSION
 
     def matches(self, path: str | Path) -> bool:

@@ -238,7 +238,16 @@ NO_FRAME_EFFECT = frozenset({"type", "axes", "inertial", "density", "mass", "geo
                              "color", "enable_snap", "initial_angle", "initial_position",
                              "initial_distance", "connectors", "limits", "dynamics"})
 #: Fields whose edits only move frames (handled incrementally).
-POSE_FIELDS = frozenset({"pose", "relative_to", "placement_frame"})
+POSE_FIELDS = frozenset({"pose", "relative_to", "placement_frame", "written"})
+
+
+def _from(cycle: tuple[str, ...], start: str) -> tuple[str, ...]:
+    """The cycle told from ``start`` (the member that reports it), whichever member the
+    resolution that found it started from."""
+    if start in cycle:
+        i = cycle.index(start)
+        return cycle[i:] + cycle[:i]
+    return cycle
 
 
 def _cycle_text(cycle: tuple[str, ...], most: int = 8) -> str:
@@ -276,6 +285,14 @@ class _Checker:
     def err(self, code: Code, message: str, node: Node, where: SourceLocation | None = None) -> None:
         self.diag.error(code, message, where or node.source, node.element_path(),
                         self.key_for(node))
+
+    def shown(self, scope: Scope) -> str:
+        """The name a finding gives a scope: the element it is checked through (a scope
+        shared by several includes is named after the first in document order, as a fresh
+        load names it, whatever the cache kept)."""
+        if scope is self.current and self.scope_key:
+            return self.scope_key.rpartition(SEP)[2]
+        return scope.name
 
     def key_for(self, node: Node) -> str:
         """The instance key of ``node`` in the scope being checked (the first instance of
@@ -338,7 +355,7 @@ class _Checker:
                          "support element of type link in included model", inc)
 
     def where_text(self, scope: Scope) -> str:
-        return f"{scope.kind} with name[{scope.name}]"
+        return f"{scope.kind} with name[{self.shown(scope)}]"
 
     def names(self, scope: Scope) -> None:
         for dup in scope.duplicates:
@@ -350,15 +367,15 @@ class _Checker:
                          dup.node)
             elif scope.kind == "world":
                 self.err(Code.DUPLICATE_NAME, f"{_KIND_TITLE[dup.kind]} with name [{dup.name}] in "
-                         f"world with name [{scope.name}] has a name collision. Please rename "
+                         f"world with name [{self.shown(scope)}] has a name collision. Please rename "
                          f"this {dup.kind}.", dup.node)
             elif self.vt >= (1, 7):
                 self.err(Code.DUPLICATE_NAME, f"{_KIND_TITLE[dup.kind]} with name [{dup.name}] in "
-                         f"model with name [{scope.name}] has a name collision. Please rename this "
+                         f"model with name [{self.shown(scope)}] has a name collision. Please rename this "
                          f"{dup.kind}.", dup.node)
             else:
                 self.diag.warning(Code.DUPLICATE_NAME, f"{_KIND_TITLE[dup.kind]} with name "
-                                  f"[{dup.name}] in model [{scope.name}] collides with another "
+                                  f"[{dup.name}] in model [{self.shown(scope)}] collides with another "
                                   f"element (allowed before SDFormat 1.7)", dup.node.source,
                                   dup.node.element_path(), self.key_for(dup.node))
 
@@ -374,14 +391,14 @@ class _Checker:
             found = scope.lookup(scope.canonical_link)
             if found is None or found[1].kind != "link":
                 self.err(Code.MODEL_CANONICAL_LINK_INVALID, f"canonical_link with name"
-                         f"[{scope.canonical_link}] not found in model with name[{scope.name}].", model)
+                         f"[{scope.canonical_link}] not found in model with name[{self.shown(scope)}].", model)
 
     def reference_error(self, scope: Scope, what: str, ref: str, v_kind: str, v_name: str) -> str:
         if scope.kind == "world":
             return (f"{what} name[{ref}] specified by {v_kind} with name[{v_name}] does not match "
-                    f"a model or frame name in world with name[{scope.name}].")
+                    f"a model or frame name in world with name[{self.shown(scope)}].")
         return (f"{what} name[{ref}] specified by {v_kind} with name[{v_name}] does not match a "
-                f"nested model, link, joint, or frame name in model with name[{scope.name}].")
+                f"nested model, link, joint, or frame name in model with name[{self.shown(scope)}].")
 
     def frame(self, scope: Scope, v: Vertex) -> None:
         target = v.node.attached_to  # type: ignore[attr-defined]
@@ -401,8 +418,8 @@ class _Checker:
         except Unresolved as exc:
             if exc.cycle and self.first_report(scope, "attached_to", exc):
                 self.err(Code.FRAME_ATTACHED_TO_CYCLE, "FrameAttachedToGraph cycle detected, "
-                         f"already visited vertex [{scope.name}::{v.name}] (cycle: "
-                         f"{_cycle_text(exc.cycle)}).", v.node)
+                         f"already visited vertex [{self.shown(scope)}::{v.name}] (cycle: "
+                         f"{_cycle_text(_from(exc.cycle, v.name))}).", v.node)
 
     def first_report(self, scope: Scope, graph: str, exc: Unresolved) -> bool:
         """A cycle is one root cause: report it at the first member checked, once.  Every
@@ -502,8 +519,8 @@ class _Checker:
                 for n in exc.cycle)
             if not derived:
                 self.err(Code.POSE_RELATIVE_TO_CYCLE, "PoseRelativeToGraph cycle detected, already "
-                         f"visited vertex [{scope.name}::{v.name}] (cycle: "
-                         f"{_cycle_text(exc.cycle)}).", v.node, where)
+                         f"visited vertex [{self.shown(scope)}::{v.name}] (cycle: "
+                         f"{_cycle_text(_from(exc.cycle, v.name))}).", v.node, where)
 
     def part_poses(self, scope: Scope, v: Vertex) -> None:
         """``//collision/pose`` and ``//visual/pose``: their relative_to must name a frame of

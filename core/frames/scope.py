@@ -295,8 +295,10 @@ class Scope:
                 X = self._X.get(w.name) or self._resolve(w)
             return X
         except Unresolved as exc:
+            # Members that resolved before the failure (the tail of the chain) stay good.
             for w in chain:
-                self._pose_fail[w.name] = exc
+                if w.name not in self._X:
+                    self._pose_fail[w.name] = exc
             raise
 
     def _resolve(self, v: Vertex) -> Pose:

@@ -84,7 +84,8 @@ class ApplySnapResult(Command):
         nodes = [n for n in self.inp.nodes.values() if hasattr(n, "pose")]
         self.before = [(n, n.pose.copy()) for n in nodes if n.pose is not None]
         moved = apply_snap_result(self.inp, self.result)
-        self._notify(moved)
+        self.document.live.snap.adopt(self.inp, self.result)
+        self._notify(moved, always=True)
 
     def undo(self) -> None:
         moved = []
@@ -92,10 +93,10 @@ class ApplySnapResult(Command):
             if not node.pose.value.almost_equal(spec.value, 0.0):
                 moved.append(node)
             node.pose = spec.copy()
-        self._notify(moved)
+        self._notify(moved, always=True)
 
-    def _notify(self, moved: list[Node]) -> None:
-        if moved:
+    def _notify(self, moved: list[Node], always: bool = False) -> None:
+        if moved or always:
             self.document.notify(DocumentChanged(
                 ChangeKind.MODIFIED, tuple(n.id for n in moved), ("pose",),
                 {"snap_result": True}, tuple(moved)))
@@ -110,6 +111,9 @@ class BakeInertia(Command):
         from ..model.edits import EditRefused
         if link.inertial is None:
             raise EditRefused(f"link '{link.name}' has no <inertial>")
+        if mass_properties is None:
+            raise EditRefused(f"no mass properties to write into link '{link.name}' (the "
+                              "computation failed: see its diagnostics)")
         if is_inside_include(link, document.root):
             raise EditRefused(f"link '{link.name}' belongs to an included file")
         self.document, self.link, self.mp = document, link, mass_properties
@@ -117,13 +121,14 @@ class BakeInertia(Command):
         self.label = f"Bake inertia of {link.name}"
 
     def do(self) -> None:
-        self.before = copy.copy(self.link.inertial)
+        # fields are restored in place: other commands hold this Inertial object
+        self.before = dict(vars(self.link.inertial))
         apply_to_inertial(self.link.inertial, self.mp)  # type: ignore[arg-type]
         self.link.inertial.dirty = True  # type: ignore[union-attr]
         self._notify()
 
     def undo(self) -> None:
-        self.link.inertial = copy.copy(self.before)
+        vars(self.link.inertial).update(self.before)  # type: ignore[arg-type]
         self._notify()
 
     def _notify(self) -> None:

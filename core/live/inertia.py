@@ -38,8 +38,10 @@ def _auto(link: Link) -> bool:
 class InertiaService:
     """Keeps every auto link's inertia computed (see the module docstring)."""
 
-    def __init__(self, document) -> None:
+    def __init__(self, document, poses=None) -> None:
         self.document = document
+        #: the live pose table, to name every instance of an included link
+        self.poses = poses
         self.results: dict[int, LinkInertia] = {}
         self.refresh_all()
 
@@ -108,8 +110,11 @@ class InertiaService:
             link.inertial.computed = res.mass_properties  # type: ignore[union-attr]
             if before is not None and _same(before, res):
                 continue
-            keys.append(key_of(link, root))
-            results.append(res)
+            instances = self.poses.keys_of(link.id) if self.poses is not None else []
+            if not instances and (link is root or any(a is root for a in link.ancestors())):
+                instances = [key_of(link, root)]
+            keys.extend(instances)
+            results.extend([res] * len(instances))
         if not keys:
             return None
         return InertiaChanged(tuple(keys), tuple(results))

@@ -75,10 +75,11 @@ class _Rows:
     keys: list[str] = field(default_factory=list)
     kinds: list[str] = field(default_factory=list)
     X: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 4)))
+    nodes: list[int] = field(default_factory=list)   # node id of each row
 
 
-def _part_poses(scope: Scope, v: Vertex, X_S_v: Pose) -> list[tuple[str, str, Pose]]:
-    """(suffix key, kind, X_S_part) of a link's visuals and collisions."""
+def _part_poses(scope: Scope, v: Vertex, X_S_v: Pose) -> list[tuple[str, str, Pose, int]]:
+    """(suffix key, kind, X_S_part, node id) of a link's visuals and collisions."""
     out = []
     link = v.node
     for part in (*link.visuals, *link.collisions):  # type: ignore[attr-defined]
@@ -90,7 +91,7 @@ def _part_poses(scope: Scope, v: Vertex, X_S_v: Pose) -> list[tuple[str, str, Po
                 X = scope.pose_of(rel) @ part.pose.value
             except Unresolved:
                 continue
-        out.append((part_key(v.name, part.kind, part.name), part.kind, X))
+        out.append((part_key(v.name, part.kind, part.name), part.kind, X, part.id))
     return out
 
 
@@ -106,6 +107,7 @@ def scope_rows(scope: Scope) -> _Rows:
         return cached
     keys: list[str] = []
     kinds: list[str] = []
+    nodes: list[int] = []
     blocks: list[np.ndarray] = []
     poses: list[Pose] = []
     for v in scope.vertices.values():
@@ -115,11 +117,13 @@ def scope_rows(scope: Scope) -> _Rows:
             continue
         keys.append(v.name)
         kinds.append(_vertex_kind(v))
+        nodes.append(v.node.id)
         poses.append(X)
         if v.kind == "link":
-            for k, kind, Xp in _part_poses(scope, v, X):
+            for k, kind, Xp, nid in _part_poses(scope, v, X):
                 keys.append(k)
                 kinds.append(kind)
+                nodes.append(nid)
                 poses.append(Xp)
         if v.nested is not None:
             # flush what we have, then the nested block placed by X
@@ -130,11 +134,12 @@ def scope_rows(scope: Scope) -> _Rows:
             prefix = v.name + SEP
             keys.extend(prefix + k for k in sub.keys)
             kinds.extend(sub.kinds)
+            nodes.extend(sub.nodes)
             if len(sub.keys):
                 blocks.append(np.matmul(pose_matrix(X), sub.X))
     if poses:
         blocks.append(_matrices(poses))
-    rows = _Rows(keys, kinds, np.concatenate(blocks) if blocks else np.zeros((0, 4, 4)))
+    rows = _Rows(keys, kinds, np.concatenate(blocks) if blocks else np.zeros((0, 4, 4)), nodes)
     scope.rows_cache = rows
     return rows
 
@@ -189,6 +194,16 @@ class PoseTable:
     def kind(self, key: str) -> str:
         return self._kind_array[self.index[key]]
 
+    def keys_of(self, node_id: int) -> list[str]:
+        """Every instance key of a node (a link of an included file has one per include)."""
+        if self._by_node is None:
+            by: dict[int, list[str]] = {}
+            nodes, keys = self._node_array, self._key_array
+            for key, i in self.index.items():
+                by.setdefault(int(nodes[i]), []).append(key)
+            self._by_node = by
+        return self._by_node.get(node_id, [])
+
     def as_dict(self) -> dict[str, np.ndarray]:
         """Every key's world pose (copies: the table changes in place)."""
         X = self.X[: self._size].copy()
@@ -199,12 +214,14 @@ class PoseTable:
         self.X = np.zeros((64, 4, 4))
         self._key_array = np.empty(64, dtype=object)
         self._kind_array = np.empty(64, dtype=object)
+        self._node_array = np.zeros(64, dtype=np.int64)
+        self._by_node: dict[int, list[str]] | None = None
         self._size = 0
         self._dead = 0
         self.index: dict[str, int] = {}
         self._blocks: dict[str, _Block] = {}
 
-    def _allocate(self, keys: list[str], kinds: list[str]) -> int:
+    def _allocate(self, keys: list[str], kinds: list[str], nodes: list[int]) -> int:
         """Room for ``len(keys)`` rows at the end; returns the first row."""
         start, n = self._size, len(keys)
         if start + n > len(self.X):
@@ -213,33 +230,39 @@ class PoseTable:
             X[:start] = self.X[:start]
             ka, kk = np.empty(cap, dtype=object), np.empty(cap, dtype=object)
             ka[:start], kk[:start] = self._key_array[:start], self._kind_array[:start]
-            self.X, self._key_array, self._kind_array = X, ka, kk
+            nd = np.zeros(cap, dtype=np.int64)
+            nd[:start] = self._node_array[:start]
+            self.X, self._key_array, self._kind_array, self._node_array = X, ka, kk, nd
         self._key_array[start:start + n] = keys
         self._kind_array[start:start + n] = kinds
+        self._node_array[start:start + n] = nodes
+        self._by_node = None
         self.index.update(zip(keys, range(start, start + n)))
         self._size = start + n
         return start
 
-    def _block_of(self, v: Vertex, X: Pose) -> tuple[list[str], list[str], list[Pose]]:
-        """Keys, kinds and poses of the vertex itself and its parts."""
-        keys, kinds, poses = [v.name], [_vertex_kind(v)], [X]
+    def _block_of(self, v: Vertex, X: Pose) -> tuple[list[str], list[str], list[Pose], list[int]]:
+        """Keys, kinds, poses and node ids of the vertex itself and its parts."""
+        keys, kinds, poses, nodes = [v.name], [_vertex_kind(v)], [X], [v.node.id]
         if v.kind == "link":
-            for k, kind, Xp in _part_poses(self.graph.root, v, X):
+            for k, kind, Xp, nid in _part_poses(self.graph.root, v, X):
                 keys.append(k)
                 kinds.append(kind)
                 poses.append(Xp)
-        return keys, kinds, poses
+                nodes.append(nid)
+        return keys, kinds, poses, nodes
 
     def _add_block(self, v: Vertex, X: Pose, pending: list[tuple[_Block, Pose]],
                    own_rows: list[int], own_poses: list[Pose]) -> _Block:
-        keys, kinds, poses = self._block_of(v, X)
+        keys, kinds, poses, nodes = self._block_of(v, X)
         own = len(keys)
         sub = scope_rows(v.nested) if v.nested is not None else None
         if sub is not None:
             prefix = v.name + SEP
             keys.extend(prefix + k for k in sub.keys)
             kinds.extend(sub.kinds)
-        start = self._allocate(keys, kinds)
+            nodes.extend(sub.nodes)
+        start = self._allocate(keys, kinds, nodes)
         block = _Block(start, start + len(keys), own, v.nested, sub, v.node, keys)
         self._blocks[v.name] = block
         own_rows.extend(range(start, start + own))
@@ -263,6 +286,7 @@ class PoseTable:
         return out
 
     def _drop_block(self, name: str) -> list[str]:
+        self._by_node = None
         block = self._blocks.pop(name)
         for k in block.keys:
             self.index.pop(k, None)
@@ -280,7 +304,7 @@ class PoseTable:
         self._reset()
         root = self.graph.root
         root_kind = root.kind if root is not None else "world"
-        self._allocate([ROOT], [root_kind])
+        self._allocate([ROOT], [root_kind], [root.owner.id if root is not None else 0])
         self.X[0] = np.eye(4)
         if root is not None:
             root.resolve_all()
@@ -330,6 +354,9 @@ class PoseTable:
             self.X[own_rows] = _matrices(own_poses)
         self._place_nested(self.X, pending)
         new_blocks = {n for n in root.vertices if n in added}
+        # parts placed relative to a frame that appeared, disappeared or was renamed
+        changed_names = {k for k in removed | added if SEP not in k and "#" not in k}
+        moved = set(moved) | self._part_dependents(root, changed_names)
         unchanged = (self.graph.unchanged or set()) - moved
         changed = self.update(set(self._blocks) - new_blocks - unchanged)
         if changed is None:
@@ -370,8 +397,15 @@ class PoseTable:
             # One BLAS product for every (instance, row) pair: (m, 4, n, 4) -> (m, n, 4, 4)
             placed = np.tensordot(M, sub.X, axes=([2], [1])).transpose(0, 2, 1, 3)
             starts = np.array([b.start + b.own for b, _ in group])
-            rows = (starts[:, None] + np.arange(n)[None, :]).ravel()
-            X_all[rows] = placed.reshape(-1, 4, 4)
+            stride = int(starts[1] - starts[0]) if len(starts) > 1 else n
+            if stride >= n and np.all(np.diff(starts) == stride):
+                # instances laid out one after the other (the usual case): one strided write
+                span = X_all[starts[0]:starts[0] + stride * len(starts)]
+                span.reshape(len(starts), stride, 4, 4)[:, :n] = placed
+                rows = (starts[:, None] + np.arange(n)[None, :]).ravel()
+            else:
+                rows = (starts[:, None] + np.arange(n)[None, :]).ravel()
+                X_all[rows] = placed.reshape(-1, 4, 4)
             written.append(rows)
         return written
 
@@ -426,7 +460,7 @@ class PoseTable:
                 return None
             own_poses.append(X)
             if v.kind == "link":
-                own_poses.extend(Xp for _, _, Xp in _part_poses(root, v, X))
+                own_poses.extend(Xp for _, _, Xp, _ in _part_poses(root, v, X))
             own_rows.extend(range(block.start, block.start + block.own))
             if len(own_rows) != len(own_poses):
                 return None
@@ -459,6 +493,10 @@ class PoseTable:
             moved_rows.append(rows[hit])
         if placements:
             moved_rows.extend(self._place_nested(self.X, placements))
-        rows = np.concatenate(moved_rows) if len(moved_rows) > 1 else moved_rows[0]
+        rows = np.sort(np.concatenate(moved_rows)) if len(moved_rows) > 1 else moved_rows[0]
+        if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
+            span = slice(int(rows[0]), int(rows[-1]) + 1)   # contiguous: copy, no gather
+            return PosesChanged(tuple(self._key_array[span].tolist()), self.X[span].copy(),
+                                tuple(self._kind_array[span].tolist()))
         return PosesChanged(tuple(self._key_array[rows].tolist()), self.X[rows],
                             tuple(self._kind_array[rows].tolist()))

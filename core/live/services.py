@@ -24,18 +24,39 @@ from ..frames.graph import ROOT_REBUILT
 from ..model import Mate, Node, walk
 from ..model.names import SEP
 from .inertia import InertiaChanged, InertiaService
-from .keys import find, join_key, key_of
+from .keys import find, join_key, key_of, subtree_keys
 from .posetable import PosesChanged, PoseTable
 from .selection import Selection
 from .snapping import SnapChanged, SnapService
 from .validation import DiagnosticsChanged, DiagnosticsService
+
+def _attached(node: Node, root: Node) -> bool:
+    """Whether ``node`` is in the document now (a removed node keeps its parent pointer,
+    so every step up must be a child of its parent)."""
+    current = node
+    while current is not root:
+        parent = current.parent
+        if parent is None or not any(c is current for c in _holders(parent)):
+            return False
+        current = parent
+    return True
+
+
+def _holders(parent: Node) -> list:
+    from ..model import Include, Link
+    if isinstance(parent, Link):
+        return [*parent.visuals, *parent.collisions]
+    if isinstance(parent, Include):
+        return [*parent.entities, *([parent.model] if parent.model is not None else [])]
+    return list(getattr(parent, "entities", ()))
+
 
 __all__ = ["LiveDocument", "Edited", "StructureChanged", "PosesChanged", "InertiaChanged",
            "DiagnosticsChanged", "SnapChanged"]
 
 #: Edits of these fields cannot change a finding of the graph checks (a drag, inertia
 #: settings, geometry), so they do not re-validate.
-VALIDATION_NEUTRAL = frozenset({"pose", "density", "mass", "inertial", "geometry", "color"})
+VALIDATION_NEUTRAL = frozenset({"pose", "density", "geometry", "color"})
 _STRUCTURAL = (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.RELOADED)
 
 
@@ -66,7 +87,7 @@ class LiveDocument:
         self.selection = Selection()
         self.snap = SnapService(document)
         self.poses = PoseTable(document.frames)
-        self.inertia = InertiaService(document)
+        self.inertia = InertiaService(document, self.poses)
         self.validation = DiagnosticsService(document, extra=self._snap_findings)
         self._unposed = self._unposed_keys()
         self.edited: EventEmitter[Edited] = EventEmitter()
@@ -131,6 +152,11 @@ class LiveDocument:
             added |= unposed - self._unposed
             removed |= self._unposed - unposed
             self._unposed = unposed
+            # elements with no resolvable pose are not in the table: their keys come from
+            # the added, removed and renamed nodes themselves
+            more_added, more_removed = self._element_keys(changes)
+            added |= more_added
+            removed |= more_removed
         if added or removed:
             structure_event = StructureChanged(tuple(sorted(added)), tuple(sorted(removed)),
                                                self._renames(changes, removed, added))
@@ -151,6 +177,7 @@ class LiveDocument:
         if structure_event is not None:
             self.structure_changed.emit(structure_event)
             self.selection.rename(structure_event.renamed)
+        if structural:
             self.selection.retain(self.exists)
         if len(pose_event):
             self.poses_changed.emit(pose_event)
@@ -163,17 +190,21 @@ class LiveDocument:
         doc._index = None if structural else doc._index
 
     def _rerun_snap(self, changes: list[DocumentChanged], moved: set[str]) -> SnapChanged | None:
-        if not self.snap.active or self.snap.deferred:
+        if not self.snap.active:
             return None
+        applied = any(c.detail.get("snap_result") for c in changes)
         changes = [c for c in changes if not c.detail.get("snap_result")]
         structural = any(c.kind in _STRUCTURAL for c in changes)
         relevant = structural or any(SnapService.concerns(n, c.fields)
                                      for c in changes for n in c.nodes)
-        if not relevant:
-            return None
         derive = any(SnapService.rederives_joints(n, c.kind, c.fields)
                      for c in changes for n in c.nodes)
-        placed, rederived, event = self.snap.run(derive)
+        # a background solve's result was applied, or SNAP runs in the background: only
+        # the joints that stand for the mates are derived here
+        solve = relevant and not self.snap.deferred
+        if not solve and not derive and not applied:
+            return None
+        placed, rederived, event = self.snap.run(derive or applied, solve=solve)
         frames = self.document.frames
         if rederived:
             frames._build()
@@ -182,6 +213,33 @@ class LiveDocument:
             moved |= frames.on_change(DocumentChanged(
                 ChangeKind.MODIFIED, tuple(n.id for n in placed), ("pose",), nodes=tuple(placed)))
         return event
+
+    def _element_keys(self, changes: list[DocumentChanged]) -> tuple[set[str], set[str]]:
+        """(keys that appeared, keys that disappeared) from the nodes added, removed and
+        renamed (whatever their poses)."""
+        root = self.document.root
+        added: set[str] = set()
+        gone: set[str] = set()
+        for c in changes:
+            if not c.nodes or c.kind not in (ChangeKind.ADDED, ChangeKind.REMOVED,
+                                             ChangeKind.RENAMED):
+                continue
+            node = c.nodes[0]
+            if node is root:
+                continue
+            attached = _attached(node, root)
+            key = key_of(node, root)
+            keys = {k for k, _ in subtree_keys(node, key)}
+            if c.kind == ChangeKind.ADDED:
+                (added if attached else gone).update(keys)
+            elif c.kind == ChangeKind.REMOVED:
+                (gone if not attached else added).update(keys)
+            else:
+                # detail["old"] is the name before this change (also for an undo)
+                old = join_key(key.rpartition(SEP)[0], c.detail.get("old", ""))
+                added |= keys
+                gone |= {old + k[len(key):] for k in keys}
+        return added - gone, gone - added
 
     def _renames(self, changes: list[DocumentChanged], removed: set[str],
                  added: set[str]) -> dict[str, str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..diagnostics import Diagnostic, Severity
+from ..diagnostics import Diagnostic, Diagnostics, Severity
 from ..model import Link, Mate, MateConnector, Model, Node, walk
 from .keys import key_of
 
@@ -44,11 +44,22 @@ class SnapService:
         self.document = document
         self.trace: tuple[str, ...] = ()
         self.status: dict = {}
-        self.findings: tuple[Diagnostic, ...] = ()
+        self.solve_findings: tuple[Diagnostic, ...] = ()
+        #: what deriving joints from the mates found (a distance mate has no joint)
+        self.joint_findings: tuple[Diagnostic, ...] = ()
         #: When set, edits do not solve SNAP here: the application solves it in the
         #: background and applies the result (snapframe.core.live.background).
         self.deferred = False
         self._solve(apply=False)
+        if self.active:
+            from ..snap.joints import plan_mate_joints
+            found = Diagnostics()
+            plan_mate_joints(self.document.root, found)
+            self.joint_findings = tuple(d for d in found if d.severity >= Severity.WARNING)
+
+    @property
+    def findings(self) -> tuple[Diagnostic, ...]:
+        return self.solve_findings + self.joint_findings
 
     @property
     def active(self) -> bool:
@@ -68,16 +79,20 @@ class SnapService:
         # a derived joint's frame is its child connector's frame
         return isinstance(node, MateConnector)
 
-    def run(self, derive_joints: bool) -> tuple[list[Node], bool, SnapChanged | None]:
-        """Solve and apply; return (nodes whose pose SNAP changed, whether joints were
-        derived again, the event to announce)."""
+    def run(self, derive_joints: bool, solve: bool = True
+            ) -> tuple[list[Node], bool, SnapChanged | None]:
+        """Solve and apply (unless ``solve`` is False: the result comes from a background
+        solve); return (nodes whose pose SNAP changed, whether joints were derived again,
+        the event to announce)."""
         if not self.active:
             return [], False, None
-        moved = self._solve(apply=True)
+        moved = self._solve(apply=True) if solve else []
         rederived = False
         if derive_joints:
             from ..snap.joints import derive_mate_joints
-            derive_mate_joints(self.document.root)
+            found = Diagnostics()
+            derive_mate_joints(self.document.root, found)
+            self.joint_findings = tuple(d for d in found if d.severity >= Severity.WARNING)
             rederived = True
         root = self.document.root
         event = SnapChanged(self.trace, dict(self.status), self.findings,
@@ -92,11 +107,16 @@ class SnapService:
         inp = snap_input(self.document.root)
         result = solve(inp.problem)
         moved = apply_snap_result(inp, result) if apply else []
+        self.adopt(inp, result)
+        return moved
+
+    def adopt(self, inp, result) -> None:
+        """Take over the trace, status and findings of a result (solved here or in the
+        background)."""
         self.trace = tuple(result.trace)
         self.status = dict(result.status)
-        self.findings = tuple(self._locate(d, inp) for d in result.diagnostics
-                              if d.severity >= Severity.WARNING)
-        return moved
+        self.solve_findings = tuple(self._locate(d, inp) for d in result.diagnostics
+                                    if d.severity >= Severity.WARNING)
 
     def _locate(self, d: Diagnostic, inp) -> Diagnostic:
         """Give a SNAP finding (which names a SNAP path) its element's key and place."""

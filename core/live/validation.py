@@ -19,15 +19,77 @@ import bisect
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from ..diagnostics import Diagnostic, Diagnostics
-from ..model import Include, Node
+from ..diagnostics import Code, Diagnostic, Diagnostics
+from ..model import Include, Model, Node
 from .keys import key_of
 
-__all__ = ["DiagnosticsChanged", "DiagnosticsService"]
+__all__ = ["DiagnosticsChanged", "DiagnosticsService", "element_checks", "ELEMENT_CHECK_CODES"]
+
+#: Codes of the findings :func:`element_checks` makes (names and settings of elements that
+#: edits can change; the reader reports them at load with the same words).
+ELEMENT_CHECK_CODES = frozenset({Code.RESERVED_NAME, Code.MODEL_PLACEMENT_FRAME_INVALID})
+
+
+def _key_of_element(document, d: Diagnostic) -> str | None:
+    """The key of the document node a finding's element path names, if any."""
+    paths = getattr(document, "_element_keys", None)
+    if paths is None or paths[0] is not document.root:
+        root = document.root
+        paths = (root, {n.element_path(): key_of(n, root) for n in document.nodes()})
+        document._element_keys = paths
+    found = paths[1].get(d.element)
+    if found is None and "/" in d.element:  # a child element (".../inertial")
+        found = paths[1].get(d.element.rpartition("/")[0])
+    return found
+
+
+def element_checks(document, out: Diagnostics) -> None:
+    """Findings about the document's own elements that edits can cause or fix: reserved
+    names, ``::`` in names (SDFormat 1.8+), and an include's placement frame without a
+    pose.  Elements of included files are checked by their own loads."""
+    from ..model import Joint
+    from ..model.names import SEP, is_reserved
+    version = document.version or "1.11"
+    try:
+        vt = tuple(int(p) for p in version.split(".")[:2])
+    except ValueError:
+        vt = (1, 11)
+    root = document.root
+    for node in document.nodes():
+        if node is root and isinstance(node, Model) is False:
+            continue
+        name = node.name
+        if not (name and (is_reserved(name) or SEP in name)) and not isinstance(
+                node, (Include, Joint)):
+            continue  # nothing to say (the common case: no key or path computed)
+        where, path = node.source, node.element_path()
+        key = key_of(node, root) if node is not root else ""
+        if isinstance(node, Include):
+            if name and is_reserved(name):
+                out.error(Code.RESERVED_NAME, f"The supplied model name [{name}] is reserved.",
+                          where, path, key)
+            elif SEP in name and vt >= (1, 8):
+                out.error(Code.RESERVED_NAME, "Detected delimiter '::' in element name in "
+                          f"<include><name>{name}</name>", where, path, key)
+            if node.placement_frame and node.pose is None:
+                out.error(Code.MODEL_PLACEMENT_FRAME_INVALID, "<pose> is required when "
+                          "specifying the placement_frame element", where, path, key)
+            continue
+        if name and is_reserved(name):
+            out.error(Code.RESERVED_NAME, f"The supplied {node.kind} name [{name}] is reserved.",
+                      where, path, key)
+        elif name and SEP in name and vt >= (1, 8) and node.kind != "mate":
+            out.error(Code.RESERVED_NAME, "Detected delimiter '::' in element name in "
+                      f"<{node.kind} name='{name}'/>", where, path, key)
+        if isinstance(node, Joint):
+            for tag in ("parent", "child"):
+                if getattr(node, f"{tag}_name") == "__root__":
+                    out.error(Code.RESERVED_NAME, f"The supplied joint {tag} name [__root__] is "
+                              "not valid.", getattr(node, f"{tag}_source"), path, key)
 
 
 def _identity(d: Diagnostic) -> tuple:
-    return (d.code, d.message, d.file, d.line)
+    return (d.code, d.message, d.file, d.line, None if d.line else d.key)
 
 
 @dataclass(frozen=True)
@@ -47,14 +109,17 @@ class DiagnosticsService:
         #: More findings that are redone after edits (SNAP's), supplied by another service.
         self.extra = extra
         loaded = list(document.diagnostics)
-        derived = {_identity(d) for d in self._derived()}
+        fresh = self._derived()
+        derived = {_identity(d) for d in fresh}
+        # the reader's copies of findings the checks redo (their line may differ)
+        redone = {(d.code, d.message) for d in fresh}
         from_includes = {_identity(d) for inc in document.includes()
                          for d in inc.load_diagnostics}
         self._own: list[tuple[Diagnostic, Node | None]] = []
         locate = self._locator()
         for d in loaded:
             ident = _identity(d)
-            if ident in derived or ident in from_includes:
+            if ident in derived or ident in from_includes or (d.code, d.message) in redone:
                 continue
             node = locate(d)
             if node is not None and d.key is None:
@@ -84,6 +149,13 @@ class DiagnosticsService:
         out = Diagnostics()
         if self.document.root is not None:
             run_checks(self.document.frames, out, self.document.version or "1.11")
+            element_checks(self.document, out)
+            from ..model_checks import check_values
+            root = self.document.root
+            for d in check_values(self.document):
+                if d.key is None:
+                    d = replace(d, key=_key_of_element(self.document, d))
+                out.add(d)
         if self.extra is not None:
             out.extend(self.extra())
         return list(out)

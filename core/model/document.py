@@ -37,7 +37,6 @@ class Document:
     _frames: Any = field(default=None, repr=False)
     _live: Any = field(default=None, repr=False)
     _batch_depth: int = field(default=0, repr=False)
-    _included_docs: dict[str, "Document"] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.commands.batch = self.batch
@@ -102,10 +101,11 @@ class Document:
         format cannot express: nothing is dropped silently.
 
         ``format`` is a registered format name (default: chosen by ``path``'s extension);
-        SDFormat needs an explicit ``flatten``: False keeps every ``//include`` as written
-        (a modular save), True writes the included models in place.  A save in the
-        document's own format that keeps its structure (not flattened) becomes the
-        document's file and marks the undo stack clean; other saves are exports.
+        a format that can flatten (SDFormat) needs an explicit ``flatten``: False keeps
+        every ``//include`` as written (a modular save), True writes the included models
+        in place.  A save in the document's own format that keeps its structure and
+        reports nothing lost becomes the document's file and marks the undo stack clean;
+        other saves are exports.  A document that failed to load (no content) is not saved.
         Raises ``ValueError`` for a format that cannot write and ``OSError`` when the
         file cannot be written (the old file is then untouched).
         """
@@ -114,16 +114,20 @@ class Document:
         target = Path(path) if path is not None else Path(self.path) if self.path else None
         if target is None:
             raise ValueError("the document has no file yet: give a path")
+        if self.root is None:
+            raise ValueError("the document has no content (it failed to load): saving it "
+                             "would replace the file with an empty one")
         descriptor = reg.get(format) if format else reg.for_path(target, capability="write")
         if descriptor is None or not descriptor.can_write:
             known = ", ".join(reg.extensions("write"))
             raise ValueError(f"no format can write '{target.name}'"
                              f"{f' as {format}' if format else ''} (writable: {known})")
         options = {}
-        if descriptor.name == "sdformat":
+        if descriptor.can_flatten:
             if flatten is None:
-                raise ValueError("saving SDFormat needs an explicit choice: flatten=False keeps "
-                                 "the includes (modular), flatten=True writes them in place")
+                raise ValueError(f"saving {descriptor.label} needs an explicit choice: "
+                                 "flatten=False keeps the includes (modular), flatten=True "
+                                 "writes them in place")
             options["flatten"] = flatten
         before = list(self.diagnostics)
         try:
@@ -134,7 +138,10 @@ class Document:
             warnings = [d for d in self.diagnostics
                         if (d.code, d.message, d.file, d.line) not in seen]
             self.diagnostics.replace(before)
-        faithful = descriptor.name == (self.format or descriptor.name) and not flatten
+        # Only a save that kept everything in the document's own structure makes the file
+        # the document again: after warnings, what they list is still unsaved.
+        faithful = descriptor.name == (self.format or descriptor.name) and not flatten \
+            and not warnings
         if faithful:
             self.path = str(target)
             self.format = descriptor.name
@@ -152,22 +159,50 @@ class Document:
         """
         from ..live.keys import split_part
         include = self._outermost_include(split_part(key)[0])
+        if include is None:
+            merged = self._merge_include_of(key)
+            if merged is not None:
+                include = merged
         if include is None or include.model is None:
             raise ValueError(f"[{key}] is not an include of this document that was loaded")
-        path = include.resolved_path
-        opened = self._included_docs.get(path)
-        if opened is not None and opened.root is include.model:
-            return opened
+        if include.merge:
+            raise ValueError(f"[{key}] comes from a merge-include of {include.resolved_path}: "
+                             "its elements were copied into this model; open that file "
+                             "itself to edit it, then reload")
+        registry = self._templates()
         model = include.model
+        opened = registry.docs.get(id(model))
+        if opened is not None:
+            return opened
+        path = include.resolved_path
         sub = Document(root=model, path=path, format=include.format,
-                       version=model.extras.get("sdf_version", ""))
-        if "xml_tree" in model.extras:
-            sub.extras["xml"] = model.extras["xml_tree"]
+                       version=model.extras.get("format_version", ""))
+        sub.extras.update(model.extras.get("document_extras", {}))
         sub.extras["load_context"] = self.extras.get("load_context")
+        sub.extras["templates"] = registry
         sub.diagnostics.extend(d for d in include.load_diagnostics if d.file == path)
-        sub.live.edited.connect(lambda _event, p=path: self._template_changed(p))
-        self._included_docs[path] = sub
+        registry.docs[id(model)] = sub
+        registry.listen(sub)
+        sub.live.edited.connect(lambda _event, m=model, s=sub: registry.changed(m, s))
         return sub
+
+    def _templates(self) -> "_Templates":
+        registry = self.extras.get("templates")
+        if registry is None:
+            registry = self.extras["templates"] = _Templates()
+            registry.listen(self)
+        return registry
+
+    def _merge_include_of(self, key: str) -> Include | None:
+        """The merge-include whose model holds the element ``key`` names, if any."""
+        from ..live.keys import find
+        node = find(self.root, key)
+        if node is None:
+            return None
+        top = node
+        while top.parent is not None:
+            top = top.parent
+        return next((i for i in self.includes() if i.merge and i.model is top), None)
 
     def _outermost_include(self, key: str) -> Include | None:
         from ..live.keys import find
@@ -181,13 +216,25 @@ class Document:
                 return None
         return None
 
-    def _template_changed(self, path: str) -> None:
-        """An included file's document was edited: every instance of it changed."""
-        includes = [i for i in self.includes() if i.resolved_path == path]
-        with self.batch():
-            for inc in includes:
-                self.notify(DocumentChanged(ChangeKind.RELOADED, (inc.id,), ("template",),
-                                            nodes=(inc,)))
+    def reaches(self, model: Model) -> bool:
+        """Whether ``model`` (an included file's model) is part of this document, at any
+        include depth (each included file is walked once)."""
+        todo, seen = [self.root] if self.root is not None else [], set()
+        while todo:
+            for n in walk(todo.pop()):
+                if isinstance(n, Include) and n.model is not None and id(n.model) not in seen:
+                    if n.model is model:
+                        return True
+                    seen.add(id(n.model))
+                    todo.append(n.model)
+        return False
+
+    def _template_changed(self) -> None:
+        """An included file's document was edited: every instance of it changed (one
+        rebuild, whatever the number of instances)."""
+        if self.root is not None:
+            self.notify(DocumentChanged(ChangeKind.RELOADED, (self.root.id,), ("template",),
+                                        nodes=(self.root,)))
 
     # -- change notification ------------------------------------------------------
     @contextmanager
@@ -214,3 +261,39 @@ class Document:
             self._live.note(event, moved)
             if self._batch_depth == 0:
                 self._live.flush()
+
+
+class _Templates:
+    """The documents of included files opened for editing, shared by every document of
+    one load: one document per included model, whichever document opened it, and every
+    document that includes that model hears of its edits."""
+
+    def __init__(self) -> None:
+        self.docs: dict[int, Document] = {}
+        self._listeners: list = []
+        self._round: set[int] | None = None
+
+    def listen(self, document: Document) -> None:
+        import weakref
+        self._listeners.append(weakref.ref(document))
+
+    def changed(self, model: Model, source: Document) -> None:
+        # An edit may reach a document twice (directly, and through another included
+        # document that reacts to it): each document updates once per edit.
+        outermost = self._round is None
+        if outermost:
+            self._round = {id(source)}
+        try:
+            alive = []
+            for ref in self._listeners:
+                doc = ref()
+                if doc is None:
+                    continue
+                alive.append(ref)
+                if id(doc) not in self._round and doc.reaches(model):
+                    self._round.add(id(doc))
+                    doc._template_changed()
+            self._listeners = alive
+        finally:
+            if outermost:
+                self._round = None

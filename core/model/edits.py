@@ -53,7 +53,12 @@ def _label(node: Node) -> str:
 
 
 def check_owned(document: Document, node: Node) -> None:
-    """Refuse edits of nodes the document does not own (template nodes of an include)."""
+    """Refuse edits of nodes the document does not own (template nodes of an include) and
+    of nodes derived from others (the joints that stand for a mate)."""
+    mate = node.extras.get("derived_from_mate")
+    if mate:
+        raise EditRefused(f"{_label(node)} stands for the mate '{mate}' (derived from it): "
+                          "edit the mate instead")
     if node is document.root or any(a is document.root for a in node.ancestors()):
         return
     where = node.source.file or "an included file"
@@ -162,8 +167,12 @@ class SetPose(Command):
         self.merge_key = ("pose", node.id, relative_to)
 
     def _apply(self, spec: PoseSpec | None) -> None:
+        before = self.node.pose  # type: ignore[attr-defined]
         self.node.pose = spec  # type: ignore[attr-defined]
         fields = ("pose",) if self.new_relative_to is None else ("pose", "relative_to")
+        if (before is None) != (spec is None) or \
+                (before is not None and spec is not None and before.written != spec.written):
+            fields += ("written",)  # a pose written or removed: checks may change
         self.document.notify(_event(ChangeKind.MODIFIED, self.node, fields))
 
     def do(self) -> None:
@@ -235,6 +244,17 @@ def _value_keeping_pose(document: Document, node: Node, relative_to: str) -> Pos
     if located is None or isinstance(node, (Visual, Collision)):
         raise EditRefused(f"the pose of {_label(node)} cannot be kept in another frame")
     scope, name = located
+    # the new frame must not be placed (directly or not) relative to this element
+    head, seen = (relative_to or "").partition(SEP)[0], set()
+    while head and head not in seen and head != scope.frame_name:
+        if head == name:
+            raise EditRefused(f"[{relative_to}] is placed relative to {_label(node)}: "
+                              "expressing it there would make a cycle")
+        seen.add(head)
+        vertex = scope.vertices.get(head)
+        if vertex is None:
+            break
+        head = scope.base_of(vertex).partition(SEP)[0]
     try:
         X_S_node = scope.pose_of(name)
         X_S_rel = scope.pose_of(relative_to or scope.vertices[name].default_relative_to(
@@ -293,8 +313,10 @@ class SetField(_SetAttributes):
 
     def __init__(self, document: Document, node: Node, field: str, value: Any) -> None:
         if not hasattr(node, field) or field in ("id", "parent", "xml", "entities", "model",
-                                                 "name", "pose", "extras", "source"):
+                                                 "name", "pose", "extras", "source",
+                                                 "load_diagnostics", "resolved_path", "format"):
             raise EditRefused(f"{node.kind} has no editable field '{field}'")
+        _check_field_value(node, field, value)
         super().__init__(document, node, {field: value}, (field,),
                          f"Set {field} of {node.name or node.kind}")
         self.field = field
@@ -328,6 +350,35 @@ class SetField(_SetAttributes):
         if self.field == "uri":
             return False  # each URI loads a file: one step each
         return super().merge(newer)
+
+
+#: Fields with a closed set of values.
+_CHOICES = {("joint", "type"): JOINT_TYPES, ("mate", "type"): MATE_TYPES}
+
+
+def _check_field_value(node: Node, field: str, value: Any) -> None:
+    """A value of the field's type (an optional field may be cleared with None)."""
+    current = getattr(node, field)
+    if value is None:
+        if current is not None and field not in ("static",):
+            raise EditRefused(f"{field} of {_label(node)} cannot be empty")
+        return
+    expected = type(current) if current is not None else None
+    if isinstance(current, bool) or field in ("static", "merge", "enable_snap", "adaptive"):
+        if not isinstance(value, bool):
+            raise EditRefused(f"{field} is true or false, not {value!r}")
+    elif isinstance(current, str) or field in ("uri", "attached_to", "placement_frame",
+                                               "parent_name", "child_name", "canonical_link"):
+        if not isinstance(value, str):
+            raise EditRefused(f"{field} is a name, not {value!r}")
+    elif isinstance(current, (int, float)):
+        _finite(value, field)
+    elif expected is not None and not isinstance(value, expected):
+        raise EditRefused(f"{field} of {_label(node)} takes a {expected.__name__}, "
+                          f"not {type(value).__name__}")
+    choices = _CHOICES.get((node.kind, field))
+    if choices is not None and value not in choices:
+        raise EditRefused(f"unknown {node.kind} {field} [{value}]; one of {', '.join(choices)}")
 
 
 def SetAttachedTo(document: Document, frame: Frame, target: str) -> SetField:
@@ -629,9 +680,8 @@ class Rename(Command):
         check_owned(document, node)
         _check_name(new_name)
         if node.parent is None:
-            raise EditRefused("the top model or world is renamed with SetField(..., 'name')"
-                              " semantics of its format; not here")
-        if isinstance(node, (Visual, Collision)):
+            pass  # the top model or world: nothing in the file refers to its name
+        elif isinstance(node, (Visual, Collision)):
             if any(p.name == new_name for p in _siblings(node.parent, node) if p is not node):
                 raise EditRefused(f"{_label(node.parent)} already has a {node.kind} [{new_name}]")
         else:
@@ -666,6 +716,8 @@ class Rename(Command):
                     change(n, "pose", new_spec)
             if isinstance(n, Frame):
                 change(n, "attached_to", _rename_ref(n.attached_to, old, new))
+            elif isinstance(n, Mate):
+                change(n, "connectors", tuple(_rename_ref(c, old, new) for c in n.connectors))
             elif isinstance(n, Joint):
                 change(n, "parent_name", _rename_ref(n.parent_name, old, new))
                 change(n, "child_name", _rename_ref(n.child_name, old, new))
@@ -700,6 +752,8 @@ class Rename(Command):
             old, new = f"{scope_name}::{old}", f"{scope_name}::{new}"
             cur = cur.parent
             self._update(cur, old, new, change)
+            if isinstance(cur, (Model, Include)):
+                change(cur, "placement_frame", _rename_ref(cur.placement_frame, old, new))
         self._notify(self.old_name, self.new_name)
 
     def _notify(self, old: str, new: str) -> None:

@@ -86,8 +86,14 @@ def test_save_marks_clean_and_needs_an_explicit_sdformat_mode(arm_gripper):
 
 def test_saving_to_openplx_lists_what_it_cannot_keep(arm_gripper):
     doc = arm_gripper
+    from snapframe.core.model.edits import AddJoint
+    # OpenPLX has no screw joint (no such mate)
+    doc.commands.push(AddJoint(doc, doc.root, "lead_screw", "screw", "arm::forearm",
+                               "gripper::body"))
     warnings = doc.save(Path(doc.path).with_name("out.openplx"))
     assert warnings and all(w.code == Code.CONVERSION_ERROR for w in warnings)
+    assert any("lead_screw" in w.message for w in warnings)
+    assert not doc.commands.is_clean
     assert not [d for d in doc.diagnostics if d.code == Code.CONVERSION_ERROR]
     with pytest.raises(ValueError, match="no format can write"):
         doc.save(Path(doc.path).with_name("out.xyz"))
