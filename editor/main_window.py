@@ -107,9 +107,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabifyDockWidget(self.inspector_dock, self.history_dock)
         self.inspector_dock.raise_()
         self.diagnostics_dock = self._dock("Diagnostics", self.diagnostics, B, "diagnostics")
+        # the frame graph docks beside the diagnostics when teaching mode shows it (a
+        # tabified dock hidden at start leaves a stray tab bar behind in Qt)
         self.graph_dock = self._dock("Frame graph", self.frame_graph, B, "frame_graph")
-        self.tabifyDockWidget(self.diagnostics_dock, self.graph_dock)
-        self.diagnostics_dock.raise_()
         self.graph_dock.hide()
         self.resizeDocks([self.scene_dock, self.inspector_dock], [290, 340],
                          QtCore.Qt.Orientation.Horizontal)
@@ -132,7 +132,10 @@ class MainWindow(QtWidgets.QMainWindow):
             action.setShortcut(shortcut)
         action.setStatusTip(tip or text.replace("&", "").rstrip("…"))
         action.setCheckable(checkable)
-        action.triggered.connect(slot)
+        if checkable:
+            action.toggled.connect(slot)
+        else:
+            action.triggered.connect(slot)
         self.addAction(action)
         return action
 
@@ -149,8 +152,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_quit = self._action("&Quit", self.close, S.Quit)
         self.act_undo = self._action("&Undo", self.undo, S.Undo,
                                      icon=style.standardIcon(SP.SP_ArrowBack))
-        self.act_redo = self._action("&Redo", self.redo, QtGui.QKeySequence("Ctrl+Shift+Z"),
+        self.act_redo = self._action("&Redo", self.redo, None,
                                      icon=style.standardIcon(SP.SP_ArrowForward))
+        self.act_redo.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
         self.act_delete = self._action("&Delete", self.delete_selected, S.Delete)
         self.act_rename = self._action("Re&name…", self.rename_selected, QtGui.QKeySequence("F2"))
         self.act_select_none = self._action("Select &None", self.select_none,
@@ -225,8 +229,15 @@ class MainWindow(QtWidgets.QMainWindow):
             tools.addAction(button)
         tools.addAction(self.act_ortho)
         tools.addSeparator()
-        for name in ("collisions", "inertia boxes"):
-            tools.addAction(self.act_layers[name])
+        for name, short in (("collisions", "Collisions"), ("inertia boxes", "Inertia"),
+                            ("joint", "Joints")):
+            button = tools.addAction(short)
+            button.setCheckable(True)
+            button.setToolTip(self.act_layers[name].text())
+            action = self.act_layers[name]
+            button.setChecked(action.isChecked())
+            button.toggled.connect(action.setChecked)
+            action.toggled.connect(button.setChecked)
         self._refresh_recent()
 
     def _build_status(self) -> None:
@@ -255,7 +266,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._trees.addWidget(tree)
         self._tree_of[id(session)] = tree
         session.refused.connect(lambda why: self.statusBar().showMessage(f"Not done: {why}", 8000))
-        session.stackChanged.connect(lambda _e, s=session: self._on_stack(s))
+        session.stackChanged.connect(self._on_stack_changed)
         session.diagnosticsChanged.connect(lambda _e: self._update_status())
         tab.viewport.rendered.connect(
             lambda sec: self.status_render.setText(f"render {sec * 1000:.0f} ms"))
@@ -265,7 +276,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.setCurrentIndex(index)
         for name, action in self.act_layers.items():
             tab.viewport.mirror.set_visible(name, action.isChecked())
-        tab.viewport.fit()
+        tab.viewport.set_view("iso")
+        # fit again once the tab has its final size (the aspect ratio decides the fit)
+        QtCore.QTimer.singleShot(0, tab.viewport.fit)
         return tab
 
     def open(self, path: str | Path) -> DocumentSession | None:
@@ -337,19 +350,25 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_status()
         self.sessionChanged.emit(session)
 
-    def _on_stack(self, session: DocumentSession) -> None:
+    def _on_stack_changed(self, _event) -> None:
+        self._on_stack(None)
+
+    def _on_stack(self, _session: DocumentSession | None) -> None:
+        """Tab titles (the * of unsaved changes) and the Undo/Redo actions."""
         for i in range(self.tabs.count()):
-            if self.tabs.widget(i).session is session:
-                self.tabs.setTabText(i, session.title)
+            self.tabs.setTabText(i, self.tabs.widget(i).session.title)
         self._update_actions()
 
     def _update_actions(self) -> None:
         session = self.session
         stack = session.document.commands if session is not None else None
-        self.act_undo.setEnabled(bool(stack and stack.can_undo))
-        self.act_redo.setEnabled(bool(stack and stack.can_redo))
-        self.act_undo.setText(f"&Undo {stack.undo_label}" if stack and stack.can_undo else "&Undo")
-        self.act_redo.setText(f"&Redo {stack.redo_label}" if stack and stack.can_redo else "&Redo")
+        # (a CommandStack is falsy when empty: it has a length)
+        can_undo = stack is not None and stack.can_undo
+        can_redo = stack is not None and stack.can_redo
+        self.act_undo.setEnabled(can_undo)
+        self.act_redo.setEnabled(can_redo)
+        self.act_undo.setText(f"&Undo {stack.undo_label}" if can_undo else "&Undo")
+        self.act_redo.setText(f"&Redo {stack.redo_label}" if can_redo else "&Redo")
         for a in (self.act_save, self.act_close, self.act_fit, self.act_delete, self.act_rename):
             a.setEnabled(session is not None)
         title = f"{session.title} — Snapframe" if session is not None else "Snapframe"
@@ -443,7 +462,8 @@ class MainWindow(QtWidgets.QMainWindow):
         the selected frame explained."""
         for name in ("link", "joint", "frame", "mate_connector", "model"):
             self.act_layers[name].setChecked(on or name in ("link", "frame", "mate_connector"))
-            self.set_layer(name, self.act_layers[name].isChecked())
+        if on and not self.tabifiedDockWidgets(self.diagnostics_dock):
+            self.tabifyDockWidget(self.diagnostics_dock, self.graph_dock)
         self.graph_dock.setVisible(on)
         if on:
             self.graph_dock.raise_()

@@ -32,14 +32,24 @@ def _clone(node: Node) -> Node:
     return twin
 
 
-def merged_entities(inc: Include, model: Model, scope_frame: str) -> list[Node]:
+def merged_entities(inc: Include, model: Model, scope_frame: str,
+                    cache: dict | None = None) -> list[Node]:
+    """The merged model's children as members of the including scope (see the module
+    docstring); ``cache`` is the frame graph's scope cache, which keeps each merged
+    file's standalone scope so nested merges stay linear."""
     name = inc.effective_name
     proxy = proxy_name(name)
     pose = inc.pose if inc.pose is not None else model.pose
     from .scope import Scope, Unresolved
     # The merged model resolved as if standalone: its canonical link (possibly nested,
     # "A::a") carries the proxy, and its placement frame says where the proxy goes.
-    standalone = Scope.for_model(model, name, inc.effective_static, {})
+    key = ("merge-standalone", model.id, inc.effective_static)
+    standalone = cache.get(key) if cache is not None else None
+    if standalone is None:
+        standalone = Scope.for_model(model, name, inc.effective_static,
+                                     cache if cache is not None else {})
+        if cache is not None:
+            cache[key] = standalone
     try:
         canonical = standalone.body_of(MODEL_FRAME)
     except Unresolved:

@@ -182,7 +182,7 @@ class Scope:
 
     def _add_merged(self, inc: Include, model: Model, static: bool, cache: dict) -> None:
         from .merge import merged_entities
-        self._add_entities(merged_entities(inc, model, self.frame_name), static, cache)
+        self._add_entities(merged_entities(inc, model, self.frame_name, cache), static, cache)
 
     # -- name lookup --------------------------------------------------------------
     def has(self, name: str) -> bool:

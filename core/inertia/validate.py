@@ -50,20 +50,25 @@ def mass_matrix_problems(mass: float, inertia: np.ndarray,
         return [(Severity.ERROR, "mass or inertia is not a finite number")]
     if mass < 0.0 or (strict and mass == 0.0):
         out.append((Severity.ERROR, f"mass must be positive (got {mass:g})"))
-    eps = inertia_epsilon(np.diag(I), tolerance)
-    minors_ok = (I[0, 0] >= -eps and I[0, 0] * I[1, 1] - I[0, 1] ** 2 >= -eps
-                 and float(np.linalg.det(I)) >= -eps)
-    moments = np.linalg.eigvalsh(0.5 * (I + I.T))
-    a, b, c = moments
+    # Work on the tensor scaled to its largest entry: finite values near 1e308 would
+    # overflow in the products below (and eigvalsh raises on infinities).  Findings print
+    # the moments in the file's units.
+    scale = float(np.abs(I).max()) or 1.0
+    Is = I / scale
+    eps = inertia_epsilon(np.diag(Is), tolerance)
+    minors_ok = (Is[0, 0] >= -eps and Is[0, 0] * Is[1, 1] - Is[0, 1] ** 2 >= -eps
+                 and float(np.linalg.det(Is)) >= -eps)
+    a, b, c = np.linalg.eigvalsh(0.5 * Is + 0.5 * Is.T)
+    A, B, C = (v * scale for v in (a, b, c))
     if not minors_ok or a < -eps:
         out.append((Severity.ERROR, "the inertia tensor is not positive semi-definite "
-                    f"(principal moments {a:.6g}, {b:.6g}, {c:.6g})"))
+                    f"(principal moments {A:.6g}, {B:.6g}, {C:.6g})"))
     elif a + b + eps < c:          # sorted ascending: the only inequality that can fail
-        out.append((Severity.ERROR, f"the principal moments {a:.6g}, {b:.6g}, {c:.6g} violate "
-                    f"the triangle inequality ({a:.6g} + {b:.6g} < {c:.6g})"))
+        out.append((Severity.ERROR, f"the principal moments {A:.6g}, {B:.6g}, {C:.6g} violate "
+                    f"the triangle inequality ({A:.6g} + {B:.6g} < {C:.6g})"))
     elif strict and a <= eps:
         out.append((Severity.WARNING, "the inertia tensor is singular (a principal moment is "
-                    f"zero: {a:.6g}, {b:.6g}, {c:.6g}); simulators need it positive definite"))
+                    f"zero: {A:.6g}, {B:.6g}, {C:.6g}); simulators need it positive definite"))
     return out
 
 

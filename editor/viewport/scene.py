@@ -148,6 +148,11 @@ class SceneMirror:
                 shape = shape_mesh(node.geometry)
                 if shape is not None:
                     collision_entries.append((key, shape, self.look.collision, X))
+                    link = node.parent
+                    if isinstance(link, Link) and not link.visuals:
+                        # a body with contact geometry only (OpenPLX, many URDFs): its
+                        # collisions are what it looks like
+                        visual_entries.append((key, shape, self.look.visual, X))
             elif kind in triads and key != ROOT:
                 triads[kind].append((key, X))
                 if kind == "joint" and isinstance(node, Joint):
@@ -164,7 +169,7 @@ class SceneMirror:
         self.visuals.build(visual_entries)
         self.collisions.build(collision_entries)
         for kind, layer in self.triads.items():
-            layer.size = self.scale * (0.06 if kind != "model" else 0.1)
+            layer.size = self.scale * (0.08 if kind != "model" else 0.12)
             layer.build(triads[kind])
         self.axes.build(axis_entries)
         self._build_inertia()

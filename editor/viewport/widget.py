@@ -83,7 +83,7 @@ class Viewport(QtWidgets.QWidget):
         bounds = self.mirror.bounds()
         if bounds is not None:
             self.plotter.reset_camera(bounds=bounds)
-            self.plotter.camera.zoom(1.3)
+            self.plotter.camera.zoom(1.1)
         self.render()
 
     def set_view(self, name: str) -> None:
@@ -113,6 +113,16 @@ class Viewport(QtWidgets.QWidget):
             self.render()
 
     # -- picking ------------------------------------------------------------------
+    def pixel_of(self, point) -> QtCore.QPoint:
+        """The widget pixel where a world point is drawn (for tests and tooltips)."""
+        renderer = self.plotter.renderer
+        renderer.SetWorldPoint(*point, 1.0)
+        renderer.WorldToDisplay()
+        x, y, _ = renderer.GetDisplayPoint()
+        ratio = self.plotter.interactor.devicePixelRatioF()
+        height = self.plotter.interactor.height()
+        return QtCore.QPoint(int(round(x / ratio)), int(round(height - y / ratio)))
+
     def key_at(self, x: int, y: int) -> str | None:
         """The key of what is drawn at widget pixel (x, y), or None."""
         import vtk
@@ -144,6 +154,8 @@ class Viewport(QtWidgets.QWidget):
 
     def _click(self, pos: QtCore.QPoint, add: bool) -> None:
         key = self.key_at(pos.x(), pos.y())
+        if key is not None:
+            key = key.partition("#")[0]  # a visual or collision selects its link
         self.picked.emit(key or "")
         selection = self.session.selection
         if key is None:
@@ -155,7 +167,8 @@ class Viewport(QtWidgets.QWidget):
     def _hover_pick(self) -> None:
         pos = getattr(self, "_hover_pos", None)
         if pos is not None:
-            self._set_hover(self.key_at(pos.x(), pos.y()))
+            key = self.key_at(pos.x(), pos.y())
+            self._set_hover(key.partition("#")[0] if key else None)
 
     def _set_hover(self, key: str | None) -> None:
         if key == self._hover_key:
