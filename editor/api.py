@@ -39,6 +39,7 @@ class Editor:
         from .main_window import MainWindow
         self.app = application()
         self.window = MainWindow(settings, dark=bool(self.app.property("snapframe_dark")))
+        self.window.console.namespace["ed"] = self  # the in-app console scripts this object
         if show:
             self.window.show()
         else:

@@ -106,14 +106,26 @@ class MainWindow(QtWidgets.QMainWindow):
         self.history_dock = self._dock("History", self.history, R, "history")
         self.tabifyDockWidget(self.inspector_dock, self.history_dock)
         self.inspector_dock.raise_()
-        self.diagnostics_dock = self._dock("Diagnostics", self.diagnostics, B, "diagnostics")
-        # the frame graph docks beside the diagnostics when teaching mode shows it (a
-        # tabified dock hidden at start leaves a stray tab bar behind in Qt)
-        self.graph_dock = self._dock("Frame graph", self.frame_graph, B, "frame_graph")
-        self.graph_dock.hide()
+        # Diagnostics, the frame graph (teaching mode) and the console share the bottom
+        # dock as pages of one tab widget: they want the full width, and tabified docks
+        # built before the window shows leave stray tab bars behind in Qt.
+        from .console import ConsolePanel
+        self.console = ConsolePanel({"window": self}, self)
+        self.bottom_tabs = QtWidgets.QTabWidget(self)
+        self.bottom_tabs.setDocumentMode(True)
+        self.bottom_tabs.setTabPosition(QtWidgets.QTabWidget.TabPosition.South)
+        self.bottom_tabs.addTab(self.diagnostics, "Diagnostics")
+        self.bottom_tabs.addTab(self.frame_graph, "Frame graph")
+        self.bottom_tabs.addTab(self.console, "Console")
+        self.diagnostics_dock = self._dock("Diagnostics", self.bottom_tabs, B, "bottom")
+        self.graph_dock = self.console_dock = self.diagnostics_dock
+        self.bottom_tabs.currentChanged.connect(
+            lambda i: self.diagnostics_dock.setWindowTitle(self.bottom_tabs.tabText(i)))
+        self.sessionChanged.connect(
+            lambda s: self.console.namespace.__setitem__("doc", s.document if s else None))
         self.resizeDocks([self.scene_dock, self.inspector_dock], [290, 340],
                          QtCore.Qt.Orientation.Horizontal)
-        self.resizeDocks([self.diagnostics_dock], [150], QtCore.Qt.Orientation.Vertical)
+        self.resizeDocks([self.diagnostics_dock], [170], QtCore.Qt.Orientation.Vertical)
         if hasattr(self.inspector, "openIncludeRequested"):
             self.inspector.openIncludeRequested.connect(self.open_include)
         if hasattr(self.library, "openRequested"):
@@ -213,7 +225,7 @@ class MainWindow(QtWidgets.QMainWindow):
         view.addSeparator()
         panels = view.addMenu("&Panels")
         for dock in (self.scene_dock, self.inspector_dock, self.diagnostics_dock,
-                     self.history_dock, self.library_dock, self.graph_dock):
+                     self.history_dock, self.library_dock):
             panels.addAction(dock.toggleViewAction())
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&About Snapframe", self.about))
@@ -298,7 +310,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._add_recent(path)
         errors = session.document.diagnostics.errors
         if errors:
-            self.diagnostics_dock.raise_()
+            self.diagnostics_dock.show()
+            self.bottom_tabs.setCurrentWidget(self.diagnostics)
             self.statusBar().showMessage(f"{Path(path).name}: {len(errors)} error(s); "
                                          "the rest is shown", 10000)
         return session
@@ -462,11 +475,12 @@ class MainWindow(QtWidgets.QMainWindow):
         the selected frame explained."""
         for name in ("link", "joint", "frame", "mate_connector", "model"):
             self.act_layers[name].setChecked(on or name in ("link", "frame", "mate_connector"))
-        if on and not self.tabifiedDockWidgets(self.diagnostics_dock):
-            self.tabifyDockWidget(self.diagnostics_dock, self.graph_dock)
-        self.graph_dock.setVisible(on)
         if on:
-            self.graph_dock.raise_()
+            self.diagnostics_dock.show()
+            self.bottom_tabs.setCurrentWidget(self.frame_graph)
+            self.resizeDocks([self.diagnostics_dock], [300], QtCore.Qt.Orientation.Vertical)
+        elif self.bottom_tabs.currentWidget() is self.frame_graph:
+            self.bottom_tabs.setCurrentWidget(self.diagnostics)
 
     # -- files --------------------------------------------------------------------
     def open_dialog(self) -> None:

@@ -83,7 +83,7 @@ class Viewport(QtWidgets.QWidget):
         bounds = self.mirror.bounds()
         if bounds is not None:
             self.plotter.reset_camera(bounds=bounds)
-            self.plotter.camera.zoom(1.1)
+            self.plotter.camera.zoom(1.0)
         self.render()
 
     def set_view(self, name: str) -> None:

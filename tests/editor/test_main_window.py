@@ -231,3 +231,23 @@ def test_scripting_object_accepts_scoped_names(qtbot, example_copy, tmp_path):
             ed.select("no::such::thing")
     finally:
         ed.close()
+
+
+def test_the_console_scripts_the_same_editor_object(qtbot, example_copy, tmp_path):
+    from snapframe.editor import Editor
+    settings = QtCore.QSettings(str(tmp_path / "s.ini"), QtCore.QSettings.Format.IniFormat)
+    ed = Editor(show=True, settings=settings)
+    try:
+        ed.open(example_copy("arm_gripper") / "arm_and_gripper.sdf")
+        console = ed.window.console
+        qtbot.keyClicks(console.line, 'ed.select("gripper")')
+        QTest.keyClick(console.line, Qt.Key.Key_Return)
+        assert ed.selection == ["gripper"]
+        qtbot.keyClicks(console.line, "len(doc.includes())")
+        QTest.keyClick(console.line, Qt.Key.Key_Return)
+        assert console.output.toPlainText().rstrip().endswith("2")
+        qtbot.keyClicks(console.line, "1/0")
+        QTest.keyClick(console.line, Qt.Key.Key_Return)
+        assert "ZeroDivisionError" in console.output.toPlainText()
+    finally:
+        ed.close()
