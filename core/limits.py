@@ -10,7 +10,7 @@ numbers leave a wide margin over real assemblies: a world of 1000 six-link robot
 
 from __future__ import annotations
 
-__all__ = ["MAX_ELEMENT_INSTANCES", "budget_message"]
+__all__ = ["MAX_ELEMENT_INSTANCES", "budget_message", "ResourceLimitError"]
 
 #: Elements (models, links, joints, frames, visuals, collisions, mate connectors, bodies)
 #: one document may expand to, counting every instance of every include or OpenPLX model.
@@ -21,3 +21,12 @@ def budget_message(what: str, count: int | str, limit: int = MAX_ELEMENT_INSTANC
     """The sentence every command prints when a budget is exceeded."""
     return (f"{what} expands to {count} element instances, more than the {limit:,} Snapframe "
             "handles (snapframe.core.limits.MAX_ELEMENT_INSTANCES); not expanded")
+
+
+class ResourceLimitError(RuntimeError):
+    """Work that would expand past a budget was asked for anyway.
+
+    Loading never raises it (it reports ``Code.RESOURCE_LIMIT`` diagnostics instead); an
+    API that would expand a refused document (list every frame instance, say) raises it so
+    the command line can print the message and exit 1 rather than exhaust memory.
+    """

@@ -16,6 +16,14 @@ URI rules (after libsdformat's ``findFile``):
 * A folder is a model directory: its ``model.config`` (or ``manifest.xml``) names the
   SDFormat file; the newest ``<sdf version>`` we support wins.
 * Network URIs are never fetched (``URI_LOOKUP``).
+
+Loading stays linear in the number of files: each file is parsed once and shared by all
+its includes.  What the document *describes* can still be exponential (eight files that
+include each other eight times describe two million instances), so every include's
+expansion is counted (:mod:`snapframe.core.frames.budget`) and an include that would take
+its file past :data:`snapframe.core.limits.MAX_ELEMENT_INSTANCES` is refused with one
+``RESOURCE_LIMIT`` error naming the file and the include; files that include a refused
+file leave it out silently (the root cause is reported once).
 """
 
 from __future__ import annotations
@@ -26,9 +34,12 @@ from pathlib import Path
 from typing import Callable
 
 from .diagnostics import Code, Diagnostics, SourceLocation
+from .fileio import read_regular_file
 from .formats import FormatRegistry, registry as default_registry
+from .frames.budget import InstanceCounter, check_document_budget
+from . import limits
 from .model import Document, Include, Model, NestedInclude
-from .xmlsafe import XmlError, parse_xml_file
+from .xmlsafe import XmlError, parse_xml_bytes
 
 __all__ = ["LoadContext", "load", "ENV_SEARCH_VARIABLES", "SUPPORTED_SDF_VERSIONS"]
 
@@ -49,11 +60,33 @@ def _version_key(v: str) -> tuple[int, ...]:
         return (0,)
 
 
+def _exists(path: Path) -> bool:
+    """``path.exists()`` that is False, not an exception, for names no file can have
+    (too long, a NUL byte): a URI is input, and any text may be written there."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 @dataclass
 class _CachedInclude:
     model: Model | None
     format: str
     diagnostics: list
+    #: Element instances the model expands to (see snapframe.core.frames.budget).
+    instances: int = 0
+    #: The file went over the expansion budget itself: its includers leave it out.
+    over_budget: bool = False
+
+
+@dataclass
+class _Expansion:
+    """What the includes of the file being parsed have added so far."""
+
+    used: int = 0
+    #: This file went over the budget: an include of it was refused (reported once).
+    refused: bool = False
 
 
 @dataclass
@@ -73,6 +106,10 @@ class LoadContext:
     _stack: list[str] = field(default_factory=list)
     #: (uri, base folder) -> resolved model file, so N includes of one model cost one lookup.
     _resolved: dict[tuple[str, str], tuple[Path | None, list]] = field(default_factory=dict)
+    #: Instance counts of loaded models, shared by the whole load (budget checks).
+    _instances: InstanceCounter = field(default_factory=InstanceCounter)
+    #: One entry per file on ``_stack`` that is being parsed: its includes' expansion.
+    _expansion: list[_Expansion] = field(default_factory=list)
 
     # -- search paths -------------------------------------------------------------
     def all_search_paths(self) -> list[Path]:
@@ -106,7 +143,7 @@ class LoadContext:
             roots = [*self.all_search_paths(), base_dir, base_dir.parent]
             candidates.extend(root / rest for root in roots)
         for c in candidates:
-            if c.exists():
+            if _exists(c):
                 return c.resolve()
         if self.find_callback is not None:
             found = self.find_callback(uri)
@@ -119,14 +156,16 @@ class LoadContext:
         """The SDFormat file a model directory's ``model.config``/``manifest.xml`` names."""
         for manifest_name in ("model.config", "manifest.xml"):
             manifest = folder / manifest_name
-            if manifest.is_file():
+            if _exists(manifest):  # not is_file(): a FIFO here is refused, not ignored
                 break
         else:
             diagnostics.error(Code.FILE_READ,
                               f"Could not find model.config or manifest.xml in [{folder}]", where)
             return None
         try:
-            root = parse_xml_file(manifest).getroot()
+            # Through read_regular_file: a model.config that is a FIFO or /dev/zero is
+            # refused instead of blocking or filling memory.
+            root = parse_xml_bytes(read_regular_file(manifest), str(manifest)).getroot()
         except (XmlError, OSError) as exc:
             diagnostics.error(Code.FILE_READ, f"Unable to read model.config [{manifest}]: {exc}",
                               where)
@@ -206,14 +245,46 @@ class LoadContext:
         cached = self._cache.get(cache_key)
         if cached is None:
             self._stack.append(path_key)
+            self._expansion.append(_Expansion())
             try:
                 cached = self._parse_included(target, nested, where, element)
             finally:
                 self._stack.pop()
+                expansion = self._expansion.pop()
+            if cached.model is not None:
+                cached.instances = self._instances.contents(cached.model)
+            cached.over_budget = (expansion.refused
+                                  or cached.instances > limits.MAX_ELEMENT_INSTANCES)
             self._cache[cache_key] = cached
         diagnostics.extend(cached.diagnostics)
-        include.model = cached.model
         include.format = cached.format
+        if cached.model is not None and not self._admit(include, cached, diagnostics):
+            return  # refused: include.model stays None, like an include that failed
+        include.model = cached.model
+
+    def _admit(self, include: Include, cached: _CachedInclude, diagnostics: Diagnostics) -> bool:
+        """Count ``include`` against the budget of the file being parsed; False (and one
+        ``RESOURCE_LIMIT`` error per file) if it would take that file past the budget."""
+        expansion = self._expansion[-1] if self._expansion else _Expansion()
+        if cached.over_budget:
+            # The included file is over the budget by itself; its own RESOURCE_LIMIT error
+            # (in cached.diagnostics) is the root cause.  This file is not: the rest of
+            # it is kept, like the rest of a file whose include failed.
+            return False
+        total = expansion.used + 1 + cached.instances
+        if total <= limits.MAX_ELEMENT_INSTANCES:
+            expansion.used = total
+            return True
+        if not expansion.refused:
+            where = include.source
+            name = include.name or (cached.model.name if cached.model is not None else "")
+            what = (f"[{where.file or '<string>'}] (at its <include> [{name}] of "
+                    f"[{include.uri}])")
+            message = limits.budget_message(what, f"at least {total:,}",
+                                            limits.MAX_ELEMENT_INSTANCES)
+            diagnostics.error(Code.RESOURCE_LIMIT, message, where, include.element_path())
+        expansion.refused = True
+        return False
 
     def _resolve_model_file(self, uri: str, base_dir: Path) -> tuple[Path | None, list]:
         """The file an include URI names (through model.config for folders), or the
@@ -287,11 +358,16 @@ def load(path: str | os.PathLike, context: LoadContext | None = None) -> Documen
         return doc
     impl = context.registry.implementation(descriptor)
     context._stack.append(str(path.resolve()))
+    context._expansion.append(_Expansion())
     try:
         doc = impl.read(path, context)
     finally:
         context._stack.pop()
+        context._expansion.pop()
     doc.format = doc.format or descriptor.name
+    # The includes were counted as they loaded; this adds the file's own elements (and
+    # reports nothing more if one of its includes was refused already).
+    check_document_budget(doc, context._instances)
     # Edits that load files later (an include added or re-pointed) use the same settings.
     doc.extras["load_context"] = context
     return doc

@@ -6,6 +6,9 @@ through the ``snapframe.commands`` entry points (the contract is
 imported, and nothing on the way imports Qt, so headless commands start without it.
 Plugins are discovered only to list the commands or to run one of theirs.
 
+``snapframe`` with no argument opens the desktop editor, ``snapframe FILE`` opens a file in
+it (Qt is imported only then).
+
 Exit codes: 0 success, 1 the input has errors, 2 usage errors.
 """
 
@@ -13,10 +16,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Mapping, Sequence
 
-from snapframe.core.commandline import EXIT_OK, EXIT_USAGE, CommandDescriptor, discover_commands
+from snapframe.core.commandline import (EXIT_INPUT_ERROR, EXIT_OK, EXIT_USAGE, CommandDescriptor,
+                                        discover_commands)
+from snapframe.core.limits import ResourceLimitError
 
 from .subcommands import BUILTIN_COMMANDS
 
@@ -68,6 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``snapframe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     wanted = _requested(argv)
+    if not argv or (wanted is not None and Path(wanted).is_file() and
+                    wanted not in {c.name for c in available_commands(wanted)}):
+        # `snapframe` alone opens the editor; `snapframe FILE...` opens files in it
+        from .app import run
+        return run([a for a in argv if not a.startswith("-")])
     commands = available_commands(wanted)
     loaded: dict[str, ModuleType] = {}
     chosen = next((c for c in commands if c.name == wanted), None)
@@ -90,6 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except BrokenPipeError:
         return EXIT_OK
+    except ResourceLimitError as exc:
+        # An input that expands past the budget is an input error, whichever command met
+        # it (and however deep): one line and exit 1, never a traceback.
+        print(f"snapframe {args.command}: error RESOURCE_LIMIT: {exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ from typing import Iterable, Sequence, TextIO
 
 from snapframe.core.diagnostics import Diagnostic
 
-__all__ = ["add_search_path", "load_document", "print_diagnostics"]
+__all__ = ["add_search_path", "load_document", "print_diagnostics", "over_budget",
+           "expansion_refused"]
 
 
 def add_search_path(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +24,23 @@ def load_document(path: str, search_paths: Sequence[str] = ()):
     from snapframe.core.loading import LoadContext, load
     context = LoadContext(search_paths=[Path(p) for p in search_paths])
     return load(path, context)
+
+
+def over_budget(doc) -> bool:
+    """True if loading ``doc`` refused an expansion past the budget (a RESOURCE_LIMIT
+    error): then no command may walk every instance of it."""
+    from snapframe.core.frames.budget import over_budget as refused
+    return refused(doc)
+
+
+def expansion_refused(doc, stream: TextIO, command: str) -> bool:
+    """:func:`over_budget`, after printing the diagnostics and why nothing is listed."""
+    if not over_budget(doc):
+        return False
+    print_diagnostics(doc.diagnostics.items, stream)
+    print(f"snapframe {command}: {doc.path or 'input'}: not expanded (see RESOURCE_LIMIT above)",
+          file=stream)
+    return True
 
 
 def print_diagnostics(diagnostics: Iterable[Diagnostic], stream: TextIO) -> None:

@@ -8,9 +8,10 @@ import math
 import sys
 
 from snapframe.core.commandline import EXIT_INPUT_ERROR, EXIT_OK
-from snapframe.core.json_output import frames_json
+from snapframe.core.json_output import errors_json, frames_json
 
-from .common import add_search_path, load_document, print_diagnostics
+from .common import (add_search_path, expansion_refused, load_document, over_budget,
+                     print_diagnostics)
 
 __all__ = ["add_arguments", "run"]
 
@@ -35,6 +36,13 @@ def run(args: argparse.Namespace) -> int:
         for line in doc.frames.explain(args.explain):
             print(line)
         return EXIT_INPUT_ERROR if doc.diagnostics.has_errors() else EXIT_OK
+    if args.json and over_budget(doc):
+        # Same contract as always: the errors, and no frames (listing them would expand).
+        sys.stdout.write(json.dumps({"errors": errors_json(doc.diagnostics.items),
+                                     "frames": {}}, indent=1 if args.pretty else None) + "\n")
+        return EXIT_INPUT_ERROR
+    if expansion_refused(doc, sys.stderr, "frames"):
+        return EXIT_INPUT_ERROR
     data = frames_json(doc)
     if args.json:
         # dumps (one shot) uses the C encoder; dump would stream through the Python one.

@@ -7,7 +7,7 @@ import sys
 
 from snapframe.core.commandline import EXIT_INPUT_ERROR, EXIT_OK
 
-from .common import add_search_path, load_document, print_diagnostics
+from .common import add_search_path, expansion_refused, load_document, print_diagnostics
 
 __all__ = ["add_arguments", "run"]
 
@@ -23,6 +23,8 @@ def run(args: argparse.Namespace) -> int:
     doc = load_document(args.file, args.path)
     if doc.root is None:
         print_diagnostics(doc.diagnostics.items, sys.stderr)
+        return EXIT_INPUT_ERROR
+    if expansion_refused(doc, sys.stderr, "graph"):
         return EXIT_INPUT_ERROR
     edges = graph_edges(doc.frames)
     if args.dot:

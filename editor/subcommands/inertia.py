@@ -16,7 +16,8 @@ from snapframe.core.diagnostics import Diagnostics
 from snapframe.core.inertia.document_report import link_inertials
 from snapframe.core.json_output import errors_json
 
-from .common import add_search_path, load_document, print_diagnostics
+from .common import (add_search_path, expansion_refused, load_document, over_budget,
+                     print_diagnostics)
 
 __all__ = ["add_arguments", "run"]
 
@@ -33,6 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     doc = load_document(args.file, getattr(args, "path", []))
+    if args.json and over_budget(doc):
+        sys.stdout.write(json.dumps({"errors": errors_json(doc.diagnostics.items),
+                                     "links": {}}) + "\n")
+        return EXIT_INPUT_ERROR
+    if expansion_refused(doc, sys.stderr, "inertia"):
+        return EXIT_INPUT_ERROR   # every link of every instance would be visited
     diagnostics = Diagnostics()
     diagnostics.extend(doc.diagnostics)
     links = link_inertials(doc, diagnostics, write=bool(args.write)) if doc.root else {}

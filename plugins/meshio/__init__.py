@@ -15,13 +15,12 @@ mesh loader, registered through the ``snapframe.mesh_loaders`` entry point.
 from __future__ import annotations
 
 import os
-import stat
 import struct
 import zlib
 from pathlib import Path
 from typing import Callable
 
-from .base import Mesh, MeshLoadError, Submesh
+from .base import Mesh, MeshLoadError, Submesh, unreadable_reason
 
 __all__ = ["load_mesh", "load_collision_mesh", "Mesh", "Submesh", "MeshLoadError",
            "SUPPORTED_EXTENSIONS"]
@@ -72,18 +71,14 @@ def load_mesh(path: str | os.PathLike, *, apply_up_axis: bool = True) -> Mesh:
         raise MeshLoadError(p, f"unsupported mesh format '{p.suffix}' (supported: "
                                f"{', '.join(SUPPORTED_EXTENSIONS)})")
     try:
-        st = os.stat(p)
-    except OSError as exc:
-        raise MeshLoadError(p, f"cannot read file: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        # A FIFO would block forever and a device (/dev/zero) never ends.
-        raise MeshLoadError(p, "not a regular file")
-    try:
+        # Each loader reads through base.read_mesh_file (snapframe.core.fileio's
+        # read_regular_file): FIFOs, devices and oversized files are refused on the
+        # opened descriptor, and so are the files a mesh refers to (glTF buffers).
         mesh = loader(p, apply_up_axis=apply_up_axis)
     except MeshLoadError:
         raise
     except OSError as exc:
-        raise MeshLoadError(p, f"cannot read file: {exc.strerror or exc}") from None
+        raise MeshLoadError(p, unreadable_reason(exc)) from None
     except (ValueError, IndexError, KeyError, TypeError, OverflowError, MemoryError,
             struct.error, zlib.error, UnicodeDecodeError, RecursionError) as exc:
         # Last line of defence: the loaders validate, but a malformed file must never

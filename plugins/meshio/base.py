@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from snapframe.core.fileio import FileTooLarge, NotARegularFile, read_regular_file
+
 __all__ = ["MeshLoadError", "Submesh", "Mesh", "fan_triangulate", "compact", "transform_points",
-           "make_submesh", "InstanceBudget", "MAX_INSTANCES", "MAX_INSTANCED_TRIANGLES"]
+           "make_submesh", "InstanceBudget", "MAX_INSTANCES", "MAX_INSTANCED_TRIANGLES",
+           "read_mesh_file", "unreadable_reason"]
 
 #: Scene-graph formats (COLLADA, glTF) may instance one node or geometry many times, so a
 #: small file can describe an exponential number of placements (a node with two children
@@ -26,6 +30,31 @@ class MeshLoadError(Exception):
         super().__init__(f"{path}: {reason}")
         self.path = str(path)
         self.reason = reason
+
+
+def unreadable_reason(exc: OSError) -> str:
+    """Why a file could not be read, without its path (the caller names it)."""
+    if isinstance(exc, NotARegularFile):
+        return f"not a regular file ({exc.kind}); not read"
+    if isinstance(exc, FileTooLarge):
+        return f"larger than the {exc.limit} bytes a mesh file may have; not read"
+    return f"cannot read file: {exc.strerror or exc}"
+
+
+def read_mesh_file(path: str | os.PathLike, *, reading_for: str | os.PathLike | None = None
+                   ) -> bytes:
+    """The bytes of ``path`` through :func:`snapframe.core.fileio.read_regular_file`:
+    a FIFO would block for ever and ``/dev/zero`` never ends, so neither is read.
+
+    Raises :class:`MeshLoadError` naming ``reading_for`` (the mesh file, when ``path`` is
+    a file it refers to such as a glTF buffer) or else ``path``."""
+    try:
+        return read_regular_file(path)
+    except OSError as exc:
+        reason = unreadable_reason(exc)
+        if reading_for is None:
+            raise MeshLoadError(path, reason) from None
+        raise MeshLoadError(reading_for, f"'{path}': {reason}") from None
 
 
 @dataclass

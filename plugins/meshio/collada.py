@@ -20,7 +20,7 @@ import numpy as np
 from lxml import etree
 
 from .base import (InstanceBudget, Mesh, MeshLoadError, Submesh, fan_triangulate, make_submesh,
-                   unique_names)
+                   read_mesh_file, unique_names)
 
 __all__ = ["load_collada", "UP_AXIS_ROTATION"]
 
@@ -284,11 +284,13 @@ def _skew(angle: float, rot_axis, trans_axis) -> np.ndarray:
 
 
 def load_collada(path: str | Path, *, apply_up_axis: bool = True) -> Mesh:
+    data = read_mesh_file(path)  # not etree.parse(path): that would open a FIFO too
     try:
-        tree = etree.parse(str(path), _parser())
+        root = etree.fromstring(data, _parser(), base_url=str(path))
     except etree.XMLSyntaxError as exc:
         raise MeshLoadError(path, f"invalid XML: {exc}") from None
-    root = tree.getroot()
+    if root is None:
+        raise MeshLoadError(path, "empty XML document")
     _strip_namespaces(root)
     if root.tag != "COLLADA":
         raise MeshLoadError(path, f"root element is <{root.tag}>, not <COLLADA>")

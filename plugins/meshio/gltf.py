@@ -20,7 +20,10 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from .base import InstanceBudget, Mesh, MeshLoadError, make_submesh, unique_names
+from snapframe.core.fileio import read_regular_file
+
+from .base import (InstanceBudget, Mesh, MeshLoadError, make_submesh, read_mesh_file,
+                   unique_names, unreadable_reason)
 
 __all__ = ["load_gltf"]
 
@@ -110,10 +113,11 @@ class _Gltf:
                 raise MeshLoadError(self.path, f"buffers[{i}]: remote uri '{uri}' is not fetched")
             target = (self.path.parent / unquote(uri))
             try:
-                data = target.read_bytes()
+                # A buffer URI may name a FIFO or /dev/zero: refused, never read.
+                data = read_regular_file(target)
             except OSError as exc:
-                raise MeshLoadError(self.path, f"buffers[{i}]: cannot read '{target}': "
-                                               f"{exc.strerror or exc}") from None
+                raise MeshLoadError(self.path, f"buffers[{i}]: '{target}': "
+                                               f"{unreadable_reason(exc)}") from None
         length = b.get("byteLength")
         if isinstance(length, int) and length > len(data):
             raise MeshLoadError(self.path, f"buffers[{i}] declares {length} bytes, has {len(data)}")
@@ -272,7 +276,7 @@ class _Gltf:
 
 def load_gltf(path: str | Path) -> Mesh:
     path = Path(path)
-    data = path.read_bytes()
+    data = read_mesh_file(path)
     if data[:4] == _GLB_MAGIC:
         doc, binary = _read_glb(path, data)
     else:

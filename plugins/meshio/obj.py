@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Mesh, MeshLoadError, compact, fan_triangulate, make_submesh
+from .base import Mesh, MeshLoadError, compact, fan_triangulate, make_submesh, read_mesh_file
 
 __all__ = ["load_obj"]
 
 
 def load_obj(path: str | Path) -> Mesh:
-    text = Path(path).read_bytes().decode("utf-8", "replace")
+    text = read_mesh_file(path).decode("utf-8", "replace")
     verts: list[tuple[float, float, float]] = []
     # group name -> (flat corner indices, polygon sizes); dicts keep first-seen order.
     groups: dict[str, tuple[list[int], list[int]]] = {}

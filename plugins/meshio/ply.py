@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Mesh, MeshLoadError, fan_triangulate, make_submesh
+from .base import Mesh, MeshLoadError, fan_triangulate, make_submesh, read_mesh_file
 
 __all__ = ["load_ply"]
 
@@ -72,7 +72,7 @@ def _header(path, data: bytes) -> tuple[str, list[_Element], int]:
 
 
 def load_ply(path: str | Path) -> Mesh:
-    data = Path(path).read_bytes()
+    data = read_mesh_file(path)
     fmt, elements, body = _header(path, data)
     names = [e.name for e in elements]
     if "vertex" not in names or "face" not in names:

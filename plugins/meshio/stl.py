@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Mesh, MeshLoadError, Submesh, make_submesh, unique_names
+from .base import Mesh, MeshLoadError, Submesh, make_submesh, read_mesh_file, unique_names
 
 __all__ = ["load_stl", "weld_soup"]
 
@@ -37,7 +37,7 @@ def weld_soup(tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_stl(path: str | Path) -> Mesh:
-    data = Path(path).read_bytes()
+    data = read_mesh_file(path)
     if len(data) >= 84:
         n = int(np.frombuffer(data, "<u4", 1, 80)[0])
         if 84 + 50 * n == len(data):
