@@ -54,8 +54,8 @@ def test_check_prints_file_line_code_and_exits_1(write_files):
 
 
 def test_usage_errors_exit_2(tmp_path):
+    # (no argument at all opens the desktop editor: tests/editor/test_main_window.py)
     assert main(["frobnicate"]) == 2
-    assert main([]) == 2
     assert run("convert", "a.sdf")[0] == 2
 
 
