@@ -1,0 +1,30 @@
+"""Shared fixtures of the editor tests: a session on a private copy of a bundled example."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
+
+
+@pytest.fixture
+def example_copy(tmp_path: Path):
+    """``example_copy("arm_gripper")`` -> a fresh copy of that example folder under
+    tmp_path (each call its own copy)."""
+    def copy(name: str = "arm_gripper") -> Path:
+        n = len(list(tmp_path.glob(f"copy*_{name}")))
+        target = tmp_path / f"copy{n}_{name}"
+        shutil.copytree(EXAMPLES / name, target)
+        return target
+    return copy
+
+
+@pytest.fixture
+def session(qtbot, example_copy):
+    """A DocumentSession on a copy of arm_gripper/arm_and_gripper.sdf (edits stay in tmp)."""
+    from snapframe.editor.session import DocumentSession
+    folder = example_copy("arm_gripper")
+    return DocumentSession.open(folder / "arm_and_gripper.sdf")
