@@ -10,7 +10,8 @@ from here and are reported.  Mates, mate connectors and joints added, changed or
 in the editor are saved by :mod:`.mate_writer`; what cannot be saved is reported.
 
 Any other document (SDFormat, URDF, built in memory) is converted with
-:func:`.mapping.model_to_source`.
+:func:`.conversion.document_to_source`: includes stay modular (one type per included
+file), joints become mates, and what OpenPLX cannot hold is reported.
 """
 
 from __future__ import annotations
@@ -19,14 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapframe.core.diagnostics import Code, Diagnostics
-from snapframe.core.model import Document, Frame, Joint, Link, Model, World
+from snapframe.core.model import Document, Frame, Link, Model, World
 from snapframe.core.pose import Pose
 from snapframe.core.snap.paths import is_derived
 
 from . import ast as A
 from .edit import SourceEditor
 from .loader import OpenPlxFile
-from .mapping import model_to_source, transform_lines, vec_text
+from .conversion import document_to_source
+from .mapping import transform_lines, vec_text
 from .mate_writer import MateWriter
 from .parser import parse
 from .physics import Assembly
@@ -84,12 +86,8 @@ def document_text(document: Document, diagnostics: Diagnostics | None = None) ->
     if isinstance(state, OpenPlxState):
         return _edited_text(document, state, diags)
     root = document.root
-    if isinstance(root, World):
-        model = Model(name=root.name or "World")
-        model.entities = [e for e in root.entities if isinstance(e, (Model, Frame, Joint))]
-        return model_to_source(model, diags)
-    if isinstance(root, Model):
-        return model_to_source(root, diags)
+    if isinstance(root, (World, Model)):
+        return document_to_source(root, diags)
     return "# empty document\n"
 
 

@@ -6,10 +6,12 @@ Two modes:
   stays modular.  The writer starts from the elements the reader kept and changes only
   what the model owns (names, poses, references, include fields), so comments, unknown
   elements and custom namespaced elements survive unchanged.
-* **flattened**: every include is replaced by the model it names (recursively), giving one
-  self-contained file.
+* **flattened**: every include is replaced by the model it names (and so on inside it),
+  giving one self-contained file.
 
-Nodes created by edits (no source element) get fresh elements.  Saves are atomic.
+Nodes created by edits (no source element) get fresh elements.  Saves are atomic.  The
+tree is walked with an explicit stack, so any nesting depth is written (a thousand
+nested models or includes is tested).
 
 OpenPLX content: a :class:`MateConnector` is written as the ``<frame>`` it is; a
 :class:`Mate` is not an element, the joints derived from it are
@@ -127,6 +129,14 @@ def _sync_axes(el: etree._Element, joint: Joint) -> None:
 
 
 class _Writer:
+    """Builds the ``<world>``/``<model>`` element of a document.
+
+    The tree is walked with an explicit stack (no recursion: nesting depth is not limited
+    by Python's stack).  A node is written either *live* (the element the reader kept is
+    updated in place, unknown content and order kept) or as a *copy* (flattening: a copy
+    of a template's element, so the included file's nodes are never altered).
+    """
+
     def __init__(self, flatten: bool, out_dir: Path | None = None) -> None:
         self.flatten = flatten
         self.out_dir = out_dir
@@ -145,8 +155,58 @@ class _Writer:
                 continue
             uri.text = os.path.relpath(base / text, self.out_dir)
 
-    # -- per node -----------------------------------------------------------------
+    # -- the walk -----------------------------------------------------------------------
+    def build(self, root: Node, as_copy: bool) -> etree._Element:
+        """The element of ``root`` with everything below it."""
+        result: list[etree._Element] = []
+        # (node, written as a copy, the list its element joins)
+        stack: list[tuple[Node, bool, list]] = [(root, as_copy, result)]
+        # Containers whose children are known only once the walk is done:
+        live: list[tuple[Node, etree._Element, list]] = []
+        copies: list[tuple[etree._Element, list, list]] = []   # (element, children, tail)
+        while stack:
+            node, copy_mode, out = stack.pop()
+            if isinstance(node, Include) and self.flatten and node.model is not None:
+                if node.merge:
+                    # A merged model is written as what it became: the proxy frame and the
+                    # merged children, references rewritten to it, in the including scope.
+                    from snapframe.core.frames.merge import merged_entities
+                    scope_frame = "world" if isinstance(node.parent, World) else "__model__"
+                    merged = merged_entities(node, node.model, scope_frame)
+                    stack.extend((n, True, out) for n in reversed(merged))
+                    continue
+                el = self.flattened_include(node)
+                kids: list = []
+                # Frames and joints the <include> adds follow the model's own children.
+                tail = [copy.deepcopy(self.element(extra)) for extra in node.entities]
+                copies.append((el, kids, tail))
+                out.append(el)
+                stack.extend((e, True, kids) for e in reversed(_written(node.model.entities)))
+                continue
+            if isinstance(node, Include) and copy_mode:
+                copy_mode = False   # an include that failed: kept as written (then copied)
+            el = self.element_copy(node) if copy_mode else self.element(node)
+            out.append(el)
+            if isinstance(node, (Model, World)) or (isinstance(node, Include) and not copy_mode):
+                children = [e for e in _written(node.entities)
+                            if not e.extras.get("merged_from")]
+                kids = []
+                if copy_mode:
+                    copies.append((el, kids, []))
+                else:
+                    live.append((node, el, kids))
+                stack.extend((e, copy_mode, kids) for e in reversed(children))
+        for node, el, kids in live:
+            self.arrange(el, kids)
+        # After the live elements are complete: a copy takes a live element as it now is.
+        for el, kids, tail in copies:
+            for child in [*kids, *tail]:
+                el.append(copy.deepcopy(child) if child.getparent() is not None else child)
+        return result[0]
+
+    # -- one node's own element (its children are placed by build) -------------------------
     def element(self, node: Node) -> etree._Element:
+        """The node's own element, updated in place (live)."""
         if isinstance(node, Include):
             return self.include(node)
         tag = "frame" if isinstance(node, MateConnector) else node.kind
@@ -155,8 +215,6 @@ class _Writer:
             el.set("name", node.name)
         if isinstance(node, Model):
             self.model(node, el)
-        elif isinstance(node, World):
-            self.container(node, el)
         elif isinstance(node, Link):
             _sync_pose(el, node.pose)
             if node.xml is None:
@@ -214,13 +272,10 @@ class _Writer:
         if model.static or static is not None:
             _set_text_child(el, "static", "true" if model.static else "false")
         _sync_pose(el, model.pose)
-        self.container(model, el)
 
-    def container(self, node: Model | World | Include, el: etree._Element) -> None:
-        """Make ``el``'s entity children match ``node.entities``, in document order (the
-        first link is the canonical one, so order matters); leave other children alone."""
-        wanted = [self.element(e) for e in _written(node.entities)
-                  if not e.extras.get("merged_from")]
+    def arrange(self, el: etree._Element, wanted: list[etree._Element]) -> None:
+        """Make ``el``'s entity children be ``wanted``, in document order (the first link
+        is the canonical one, so order matters); leave other children alone."""
         wanted_ids = {id(w) for w in wanted}
         for c in list(el):
             if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS and id(c) not in wanted_ids:
@@ -240,8 +295,8 @@ class _Writer:
             previous = w
 
     def include(self, inc: Include) -> etree._Element:
-        if self.flatten and inc.model is not None:
-            return self.flattened_include(inc)
+        """An ``<include>`` element as written (its added frames and joints are placed by
+        :meth:`build`)."""
         el = inc.xml if inc.xml is not None else etree.Element("include")
         if inc.merge:
             el.set("merge", "true")
@@ -255,26 +310,13 @@ class _Writer:
         else:
             _set_text_child(el, "static", None)
         _sync_pose(el, inc.pose, len(el))
-        self.container(inc, el)
         return el
 
     def flattened_include(self, inc: Include) -> etree._Element:
+        """The included model's element (a copy, without children) with the include's
+        name, pose, placement frame and static override."""
         model = inc.model
         assert model is not None
-        if inc.merge:
-            # A merged model is written as what it became: the proxy frame and the merged
-            # children with their references rewritten to it, inside a wrapper that the
-            # container unwraps.
-            from snapframe.core.frames.merge import merged_entities
-            scope_frame = "world" if isinstance(inc.parent, World) else "__model__"
-            wrapper = etree.Element("merged")
-            for node in merged_entities(inc, model, scope_frame):
-                child = self.include(node) if isinstance(node, Include) else self.element_copy(node)
-                if child.tag == "merged":
-                    wrapper.extend(list(child))
-                else:
-                    wrapper.append(child if child.getparent() is None else copy.deepcopy(child))
-            return wrapper
         el = self.element_copy(model)
         el.set("name", inc.effective_name)
         pose = inc.pose if inc.pose is not None else model.pose
@@ -284,14 +326,25 @@ class _Writer:
         if inc.static is not None:
             _set_text_child(el, "static", "true" if inc.static else "false")
         _sync_pose(el, PoseSpec(pose.value, pose.relative_to, True, pose.source))
-        for extra in inc.entities:
-            el.append(copy.deepcopy(self.element(extra)))
         return el
 
     def element_copy(self, node: Node) -> etree._Element:
-        """A detached, flattened copy of an included (template) node's element."""
+        """A detached copy of a node's own element (containers without their children),
+        for flattening: the template's nodes and elements are left alone."""
         twin = copy.copy(node)
         twin.xml = copy.deepcopy(node.xml) if node.xml is not None else None
+        if isinstance(node, (Model, World)):
+            twin.entities = []
+            el = twin.xml if twin.xml is not None else etree.Element(node.kind)
+            for c in list(el):
+                if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS:
+                    el.remove(c)
+            twin.xml = el
+            if node.name:
+                el.set("name", node.name)
+            if isinstance(twin, Model):
+                self.model(twin, el)
+            return el
         if twin.xml is not None and isinstance(node, Link):
             self.rebase_mesh_uris(twin.xml, node.source.file)
         elif isinstance(node, Link) and self.flatten and self.out_dir is not None:
@@ -302,22 +355,6 @@ class _Writer:
                 uri = part_el.find("geometry/mesh/uri")
                 if resolved and uri is not None and "://" not in (uri.text or ""):
                     uri.text = os.path.relpath(resolved, self.out_dir)
-            return el
-        if isinstance(node, Model):
-            twin.entities = []
-            el = twin.xml if twin.xml is not None else etree.Element("model")
-            for c in list(el):
-                if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS:
-                    el.remove(c)
-            twin.xml = el
-            self.model(twin, el)
-            for e in _written(node.entities):
-                child = self.element_copy(e) if not isinstance(e, Include) else self.include(e)
-                if child.tag == "merged":
-                    for c in list(child):
-                        el.append(c)
-                else:
-                    el.append(copy.deepcopy(child) if child.getparent() is not None else child)
             return el
         return self.element(twin)
 
@@ -487,29 +524,12 @@ def to_element(document: Document, *, flatten: bool = False,
         for c in list(sdf):
             if isinstance(c.tag, str) and c.tag in ("world", "model"):
                 sdf.remove(c)
-        el = writer.element_copy(root) if isinstance(root, Model) else _flat_world(writer, root)
-        sdf.insert(0, el)
+        sdf.insert(0, writer.build(root, as_copy=True))
         return sdf
-    el = writer.element(root)
+    el = writer.build(root, as_copy=False)
     if el.getparent() is None:
         sdf.append(el)
     return sdf
-
-
-def _flat_world(writer: _Writer, world: World) -> etree._Element:
-    el = copy.deepcopy(world.xml) if world.xml is not None else etree.Element("world")
-    el.set("name", world.name)
-    for c in list(el):
-        if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS:
-            el.remove(c)
-    for e in _written(world.entities):
-        child = writer.include(e) if isinstance(e, Include) else writer.element_copy(e)
-        if child.tag == "merged":
-            for c in list(child):
-                el.append(c)
-        else:
-            el.append(child)
-    return el
 
 
 def to_string(document: Document, *, flatten: bool = False, out_dir: Path | None = None) -> str:

@@ -1,9 +1,9 @@
-"""URDF reader, used as a custom model parser for SDFormat ``//include``.
+"""URDF: reader (also a custom model parser for SDFormat ``//include``) and writer.
 
 A URDF file becomes an *interface model* (SDFormat 1.8 composition proposal, section 1.5):
 an ordinary :class:`snapframe.core.model.Model` whose links carry their poses in the model
-frame, so its frames join the including file's frame graph.  URDF files can also be opened
-directly; there is no URDF writer.
+frame, so its frames join the including file's frame graph.  Any document can be saved
+as URDF: it is written flattened, as one tree of links (see :mod:`.writer`).
 """
 
 from snapframe.core.formats import FormatDescriptor
@@ -14,6 +14,6 @@ FORMAT = FormatDescriptor(
     extensions=(".urdf",),
     implementation="snapframe.plugins.urdf.format",
     can_read=True,
-    can_write=False,
+    can_write=True,
     can_include=True,
 )

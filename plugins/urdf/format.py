@@ -1,5 +1,6 @@
 """The implementation module the ``urdf`` descriptor names (loaded on first use)."""
 
 from .reader import parse_include, read
+from .writer import write
 
-__all__ = ["read", "parse_include"]
+__all__ = ["read", "write", "parse_include"]

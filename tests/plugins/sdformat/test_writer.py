@@ -144,3 +144,46 @@ def test_save_keeps_the_files_choice_of_xml_declaration(tmp_path):
         doc = load(tmp_path / "m.sdf", LoadContext(use_environment=False))
         write(doc, tmp_path / "out.sdf")
         assert (tmp_path / "out.sdf").read_text().startswith("<?xml") == declared
+
+
+def _deep_document(depth: int, *, through_includes: bool):
+    """A model nesting ``depth`` levels: nested models, or a chain of includes each
+    naming the next file's model (built in memory: readers bound the depth they read)."""
+    from snapframe.core.model import Document, Include, Link, Model
+    top = Model(name="m0")
+    model = top
+    for i in range(1, depth):
+        model.add(Link(name=f"l{i}"))
+        sub = Model(name=f"m{i}", pose=PoseSpec(Pose.from_xyz_rpy(0, 0, 1, 0, 0, 0.01), "", True))
+        if through_includes:
+            model.add(Include(uri=f"m{i}.sdf", model=sub, resolved_path=f"/parts/m{i}.sdf"))
+        else:
+            model.add(sub)
+        model = sub
+    model.add(Link(name="leaf"))
+    return Document(root=top, format="sdformat")
+
+
+def _model_depth(text: str) -> int:
+    root = etree.fromstring(text.encode(), etree.XMLParser(huge_tree=True))
+    depth, el = 0, root.find("model")
+    while el is not None:
+        depth, el = depth + 1, el.find("model")
+    return depth
+
+
+def test_a_thousand_nested_models_are_written_without_recursion(tmp_path):
+    doc = _deep_document(1000, through_includes=False)
+    for flatten in (False, True):
+        text = to_string(doc, flatten=flatten)
+        assert _model_depth(text) == 1000 and text.count('<link name="leaf"') == 1
+
+
+def test_a_thousand_includes_deep_are_flattened_without_recursion(tmp_path):
+    doc = _deep_document(1000, through_includes=True)
+    assert _model_depth(to_string(doc, flatten=True)) == 1000
+    modular = to_string(doc, flatten=False)
+    assert modular.count("<include>") == 1 and _model_depth(modular) == 1
+    # A document read from a file is flattened from copies of its elements.
+    doc.extras["xml"] = etree.ElementTree(etree.Element("sdf", version="1.9"))
+    assert _model_depth(to_string(doc, flatten=True)) == 1000
