@@ -130,8 +130,15 @@ class Document:
                                  "writes them in place")
             options["flatten"] = flatten
         before = list(self.diagnostics)
+        # Relative include URIs are relative to the file: written elsewhere, they must
+        # still name the same files (kept so if the save makes that the document's file).
+        rebased = self._rebase_include_uris(target.resolve().parent)
         try:
             reg.implementation(descriptor).write(self, target, **options)
+        except BaseException:
+            for inc, uri in rebased:
+                inc.uri = uri
+            raise
         finally:
             # What the writer reported is about this save, not about the document.
             seen = {(d.code, d.message, d.file, d.line) for d in before}
@@ -146,7 +153,30 @@ class Document:
             self.path = str(target)
             self.format = descriptor.name
             self.commands.set_clean()
+        else:
+            for inc, uri in rebased:
+                inc.uri = uri
         return warnings
+
+    def _rebase_include_uris(self, folder: Path) -> list[tuple[Include, str]]:
+        """Point relative include URIs at the same files from ``folder``; returns what
+        was changed (include, old URI) so an export can put them back."""
+        import os
+        if not self.path or folder == self.directory:
+            return []
+        changed = []
+        for inc in self.includes():
+            uri, resolved = inc.uri.strip(), inc.resolved_path
+            scheme, sep, rest = uri.partition("://")
+            relative = (not sep and not Path(uri).is_absolute()) or \
+                (scheme == "file" and not Path(rest).is_absolute())
+            if not relative or not resolved:
+                continue
+            old_target = (self.directory / (rest if sep else uri)).resolve()
+            new = os.path.relpath(old_target, folder)
+            changed.append((inc, inc.uri))
+            inc.uri = f"file://{new}" if sep else new
+        return changed
 
     # -- included files -------------------------------------------------------------
     def open_include(self, key: str) -> "Document":

@@ -32,6 +32,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"snapframe: no format can write '{args.output}' (writable: "
               f"{', '.join(registry.extensions('write'))})", file=sys.stderr)
         return EXIT_USAGE
-    options = {"flatten": True} if args.flatten else {}
-    registry.implementation(descriptor).write(doc, args.output, **options)
+    flatten = bool(args.flatten) if descriptor.can_flatten else None
+    try:
+        warnings = doc.save(args.output, descriptor.name, flatten=flatten)
+    except (ValueError, OSError) as exc:   # a loop for URDF, an unwritable path...
+        print(f"snapframe convert: {args.output} not written: {exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    # what the target format cannot keep is said, never dropped silently
+    print_diagnostics(warnings, sys.stderr)
     return EXIT_OK

@@ -168,7 +168,9 @@ def _signature(node) -> tuple | None:
     if isinstance(node, (Collision, Visual)) and node.extras.get("openplx_path"):
         g = node.geometry
         params = tuple(sorted((k, repr(v)) for k, v in g.params.items()))
-        return ("geometry", g.shape, params, _rounded(node.pose.value.xyz_quat()))
+        density = getattr(node, "density", None)
+        return ("geometry", g.shape, params, _rounded(node.pose.value.xyz_quat()), node.name,
+                density)
     return None
 
 
@@ -176,15 +178,27 @@ def _report_unsaved(document: Document, state: OpenPlxState, diags: Diagnostics)
     if not state.unsaved:
         return
     what = {"inertial": "inertia", "geometry": "geometry"}
+    seen: set[str] = set()
     for node in _nodes(document.root):
         sig = _signature(node)
         if sig is None:
             continue
-        before = state.unsaved.get(_node_key(node))
+        key = _node_key(node)
+        seen.add(key)
+        before = state.unsaved.get(key)
         if before is not None and before != sig:
             diags.warning(Code.CONVERSION_ERROR, f"the {what[sig[0]]} of '{node.name}' changed; "
                           "saving that to OpenPLX is not supported yet, the file keeps the old "
                           "value", node.source)
+        elif before is None and sig[0] == "geometry":
+            diags.warning(Code.CONVERSION_ERROR, f"'{node.name}' was added in the editor; adding "
+                          "geometries to OpenPLX files is not supported yet, it is not saved",
+                          node.source)
+    for key, before in state.unsaved.items():
+        if key not in seen and before[0] == "geometry":
+            diags.warning(Code.CONVERSION_ERROR, f"a geometry ({key.split(':')[-1]}) was "
+                          "removed in the editor; removing it from the OpenPLX file is not "
+                          "supported yet, the file keeps it")
 def _pose_value(node: Link | Model) -> Pose:
     """The node's pose in its parent model's frame."""
     spec = node.pose

@@ -109,12 +109,16 @@ def _sync_pose(el: etree._Element, spec: PoseSpec | None, insert_at: int = 0) ->
 
 
 def _sync_axes(el: etree._Element, joint: Joint) -> None:
-    """Write axis directions and ``expressed_in`` back (an edit or a rename may change them)."""
+    """Write axes back: direction, ``expressed_in`` and limits (an edit or a rename may
+    change them; an axis added in the editor gets its element).  Values that did not
+    change keep their text."""
     for tag, axis in zip(("axis", "axis2"), joint.axes):
         a = _child(el, tag)
-        xyz = _child(a, "xyz") if a is not None else None
+        if a is None:
+            a = etree.SubElement(el, tag)
+        xyz = _child(a, "xyz")
         if xyz is None:
-            continue
+            xyz = etree.SubElement(a, "xyz")
         try:
             old = [float(v) for v in (xyz.text or "").split()]
         except ValueError:
@@ -126,6 +130,20 @@ def _sync_axes(el: etree._Element, joint: Joint) -> None:
             xyz.set("expressed_in", axis.expressed_in)
         else:
             xyz.attrib.pop("expressed_in", None)
+        limit = _child(a, "limit")
+        values = {k: getattr(axis, k) for k in ("lower", "upper", "effort", "velocity")}
+        if limit is None and any(v is not None for v in values.values()):
+            limit = etree.SubElement(a, "limit")
+        if limit is not None:
+            for key, value in values.items():
+                if value is None or not math.isfinite(value):
+                    # an infinite limit is written as libsdformat writes "no limit"
+                    if value is not None:
+                        _sync_number(limit, key, 1e16 if value > 0 else -1e16)
+                    elif _child(limit, key) is not None and key in ("lower", "upper"):
+                        limit.remove(_child(limit, key))
+                    continue
+                _sync_number(limit, key, value)
 
 
 class _Writer:
@@ -445,6 +463,12 @@ def _sync_parts(el: etree._Element, link: Link) -> None:
             _sync_pose(part_el, part.pose)
             if isinstance(part, Collision):
                 _sync_number(part_el, "density", part.density)
+            old_geometry = _child(part_el, "geometry")
+            if old_geometry is not None and old_geometry.sourceline and \
+                    not part.geometry.source.line:
+                # the geometry was replaced by an edit (a read one knows its line)
+                old_geometry.addnext(geometry_element(part.geometry))
+                part_el.remove(old_geometry)
         wanted.append(part_el)
     keep = {id(w) for w in wanted}
     for c in list(el):

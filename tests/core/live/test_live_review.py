@@ -284,3 +284,48 @@ def test_a_save_that_loses_edits_does_not_mark_the_document_saved(tmp_path):
     doc.commands.push(AddJoint(doc, doc.root, "lead", "screw", "arm::forearm", "gripper::body"))
     assert doc.save(folder / "out.openplx") and not doc.commands.is_clean
     assert isinstance(doc.element("gripper"), Include)
+
+
+def test_sdformat_saves_keep_axis_limits_new_axes_and_replaced_geometry(tmp_path):
+    from snapframe.core.model import Geometry
+    from snapframe.core.model.edits import SetJointAxis
+    folder = tmp_path / "ag"
+    shutil.copytree(EXAMPLES / "arm_gripper", folder)
+    doc = open_doc(folder / "arm.sdf")
+    doc.commands.push(SetField(doc, doc.element("forearm#collision:forearm_collision"),
+                               "geometry", Geometry("sphere", {"radius": 0.2})))
+    doc.commands.push(SetJointAxis(doc, doc.element("elbow"), lower=-1.0, effort=5.0))
+    doc.commands.push(SetJointAxis(doc, doc.element("elbow"), 1, xyz=(1, 0, 0), lower=-0.5,
+                                   upper=0.5))
+    assert doc.save(flatten=False) == []
+    again = open_doc(folder / "arm.sdf")
+    assert again.element("forearm#collision:forearm_collision").geometry.shape == "sphere"
+    axes = again.element("elbow").axes
+    assert (axes[0].lower, axes[0].upper, axes[0].effort) == (-1.0, 2.5, 5.0)
+    assert axes[1].xyz == (1.0, 0.0, 0.0) and (axes[1].lower, axes[1].upper) == (-0.5, 0.5)
+
+
+def test_save_as_in_another_folder_keeps_the_includes_working(tmp_path):
+    folder = tmp_path / "ag"
+    shutil.copytree(EXAMPLES / "arm_gripper", folder)
+    doc = open_doc(folder / "arm_and_gripper.sdf")
+    (tmp_path / "elsewhere").mkdir()
+    assert doc.save(tmp_path / "elsewhere" / "copy.sdf", flatten=False) == []
+    copy = open_doc(tmp_path / "elsewhere" / "copy.sdf")
+    assert not copy.diagnostics.errors
+    assert np.allclose(copy.live.poses.pose("gripper::body"), doc.live.poses.pose("gripper::body"))
+    # an export (another format) leaves the document's own URIs alone
+    doc.save(tmp_path / "elsewhere" / "copy.openplx")
+    assert doc.element("arm").uri == "file://../ag/arm.sdf"
+
+
+def test_openplx_saves_say_what_they_cannot_keep(tmp_path):
+    from snapframe.core.model.edits import SetDensity
+    shutil.copy(EXAMPLES / "openplx" / "clock.openplx", tmp_path / "clock.openplx")
+    doc = open_doc(tmp_path / "clock.openplx")
+    dial = doc.element("face#collision:dial")
+    doc.commands.push(SetDensity(doc, dial, 900.0))
+    warnings = doc.save()
+    assert any("dial" in w.message for w in warnings) and not doc.commands.is_clean
+    doc.commands.push(RemoveNode(doc, dial))
+    assert any("removed" in w.message for w in doc.save())
