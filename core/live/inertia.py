@@ -63,9 +63,10 @@ class InertiaService:
         if doc.root is None:
             return []
         out: list[Link] = []
-        todo, seen = [doc.root], set()
+        todo, seen = [None], set()
         while todo:
-            for n in walk(todo.pop()):
+            top = todo.pop()
+            for n in (doc.node_list() if top is None else walk(top)):
                 if isinstance(n, Link) and _auto(n):
                     out.append(n)
                 elif isinstance(n, Include) and n.model is not None and id(n.model) not in seen:

@@ -112,7 +112,7 @@ class LiveDocument:
         root = self.document.root
         if root is None:
             return set()
-        return {key_of(n, root) for n in walk(root) if isinstance(n, Mate)}
+        return {key_of(n, root) for n in self.document.node_list() if isinstance(n, Mate)}
 
     # -- collecting ---------------------------------------------------------------
     def note(self, event: DocumentChanged, moved: set[str]) -> None:
@@ -207,6 +207,8 @@ class LiveDocument:
         placed, rederived, event = self.snap.run(derive or applied, solve=solve)
         frames = self.document.frames
         if rederived:
+            self.document._node_list = None   # joints were derived again
+            self.document._index = None
             frames._build()
             moved.add("*")
         elif placed:

@@ -55,35 +55,37 @@ def element_checks(document, out: Diagnostics) -> None:
     except ValueError:
         vt = (1, 11)
     root = document.root
-    for node in document.nodes():
-        if node is root and isinstance(node, Model) is False:
+
+    def at(node):   # path and key, computed only for a finding
+        return node.source, node.element_path(), key_of(node, root) if node is not root else ""
+    for node in document.node_list():
+        if node is root and not isinstance(node, Model):
             continue
         name = node.name
-        if not (name and (is_reserved(name) or SEP in name)) and not isinstance(
-                node, (Include, Joint)):
-            continue  # nothing to say (the common case: no key or path computed)
-        where, path = node.source, node.element_path()
-        key = key_of(node, root) if node is not root else ""
+        bad_name = bool(name) and (is_reserved(name) or (SEP in name and vt >= (1, 8)))
         if isinstance(node, Include):
-            if name and is_reserved(name):
-                out.error(Code.RESERVED_NAME, f"The supplied model name [{name}] is reserved.",
-                          where, path, key)
-            elif SEP in name and vt >= (1, 8):
-                out.error(Code.RESERVED_NAME, "Detected delimiter '::' in element name in "
-                          f"<include><name>{name}</name>", where, path, key)
+            if bad_name:
+                if is_reserved(name):
+                    out.error(Code.RESERVED_NAME, f"The supplied model name [{name}] is "
+                              "reserved.", *at(node))
+                else:
+                    out.error(Code.RESERVED_NAME, "Detected delimiter '::' in element name in "
+                              f"<include><name>{name}</name>", *at(node))
             if node.placement_frame and node.pose is None:
                 out.error(Code.MODEL_PLACEMENT_FRAME_INVALID, "<pose> is required when "
-                          "specifying the placement_frame element", where, path, key)
+                          "specifying the placement_frame element", *at(node))
             continue
-        if name and is_reserved(name):
-            out.error(Code.RESERVED_NAME, f"The supplied {node.kind} name [{name}] is reserved.",
-                      where, path, key)
-        elif name and SEP in name and vt >= (1, 8) and node.kind != "mate":
-            out.error(Code.RESERVED_NAME, "Detected delimiter '::' in element name in "
-                      f"<{node.kind} name='{name}'/>", where, path, key)
+        if bad_name and node.kind != "mate":
+            if is_reserved(name):
+                out.error(Code.RESERVED_NAME, f"The supplied {node.kind} name [{name}] is "
+                          "reserved.", *at(node))
+            else:
+                out.error(Code.RESERVED_NAME, "Detected delimiter '::' in element name in "
+                          f"<{node.kind} name='{name}'/>", *at(node))
         if isinstance(node, Joint):
             for tag in ("parent", "child"):
                 if getattr(node, f"{tag}_name") == "__root__":
+                    _, path, key = at(node)
                     out.error(Code.RESERVED_NAME, f"The supplied joint {tag} name [__root__] is "
                               "not valid.", getattr(node, f"{tag}_source"), path, key)
 
@@ -166,7 +168,7 @@ class DiagnosticsService:
         root = doc.root
         present: set[int] = set()
         loaded: list[Include] = []
-        for node in doc.nodes():
+        for node in doc.node_list():
             present.add(id(node))
             if isinstance(node, Include) and node.load_diagnostics:
                 loaded.append(node)

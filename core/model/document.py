@@ -36,6 +36,7 @@ class Document:
     _index: dict[int, Node] | None = field(default=None, repr=False)
     _frames: Any = field(default=None, repr=False)
     _live: Any = field(default=None, repr=False)
+    _node_list: list | None = field(default=None, repr=False)
     _batch_depth: int = field(default=0, repr=False)
 
     def __post_init__(self) -> None:
@@ -53,6 +54,14 @@ class Document:
     def nodes(self, *, into_includes: bool = False) -> Iterator[Node]:
         if self.root is not None:
             yield from walk(self.root, into_includes=into_includes)
+
+    def node_list(self) -> list[Node]:
+        """The document's own nodes (not inside includes) in document order; kept until a
+        node is added or removed (services walk them after every structural edit)."""
+        cached = self._node_list
+        if cached is None:
+            cached = self._node_list = list(self.nodes())
+        return cached
 
     def node(self, node_id: int) -> Node | None:
         """Node of this document (not inside includes) by id."""
@@ -285,6 +294,7 @@ class Document:
         """Called by commands after they changed nodes: update derived data, tell views."""
         if event.kind in (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.RELOADED):
             self._index = None
+            self._node_list = None
         moved = self._frames.on_change(event) if self._frames is not None else {"*"}
         self.changed.emit(event)
         if self._live is not None:
