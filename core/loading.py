@@ -368,6 +368,11 @@ def load(path: str | os.PathLike, context: LoadContext | None = None) -> Documen
     # The includes were counted as they loaded; this adds the file's own elements (and
     # reports nothing more if one of its includes was refused already).
     check_document_budget(doc, context._instances)
+    # Values of the document's own elements that libsdformat's Root::Load also checks
+    # (invalid inertia...), for every format; the live document redoes them after edits.
+    if doc.root is not None:
+        from .model_checks import check_values
+        doc.diagnostics.extend(check_values(doc))
     # Edits that load files later (an include added or re-pointed) use the same settings.
     doc.extras["load_context"] = context
     return doc
