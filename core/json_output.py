@@ -30,7 +30,13 @@ def frames_json(document: Any) -> dict[str, Any]:
         {"errors": [...], "frames": {name: {"kind": ..., "pose": [x, y, z, qw, qx, qy, qz]}}}
     """
     frames = {}
-    if document.root is not None:
-        for info in document.frames.frames():
-            frames[info.name] = {"kind": info.kind, "pose": json_numbers(info.pose.xyz_quat())}
+    # a file with several worlds lists each, under its world's name (one world: as is)
+    others = document.extras.get("other_worlds") or []
+    for doc in [document, *others]:
+        if doc.root is None:
+            continue
+        prefix = f"{doc.root.name}::" if others else ""
+        for info in doc.frames.frames():
+            frames[prefix + info.name] = {"kind": info.kind,
+                                          "pose": json_numbers(info.pose.xyz_quat())}
     return {"errors": errors_json(document.diagnostics.items), "frames": frames}

@@ -10,4 +10,5 @@ FORMAT = FormatDescriptor(
     can_read=True,
     can_write=True,
     can_include=True,
+    can_flatten=True,
 )

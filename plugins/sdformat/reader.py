@@ -1,27 +1,54 @@
-"""SDFormat (1.4 to 1.11) -> :mod:`snapframe.core.model`.
+"""SDFormat (1.4 to 1.12) -> :mod:`snapframe.core.model`.
 
-The reader builds nodes and reports what is wrong *with single elements* (syntax, names,
-values).  Checks that need the frame graphs (references, cycles, canonical links) are in
-:mod:`snapframe.core.frames`, which runs after reading.  Each node keeps its lxml element
-(``node.xml``) so the writer can keep what the model does not understand.
+The reader builds nodes and reports what libsdformat's ``Root::Load`` reports outside
+frame semantics:
+
+* the XML itself (:mod:`snapframe.core.xmlsafe`; unreadable or malformed: ``FILE_READ``,
+  as libsdformat says);
+* every typed value against the spec's descriptions (:mod:`.spec_values`), material
+  scripts and sensor types (:mod:`.element_checks`) -- checks that need the XML;
+* names, the elements at the root (one model, light or actor; worlds with distinct
+  names), includes (``experimental:params`` applied, :mod:`.include_params`);
+* the values the core model holds (inertia), through
+  :func:`snapframe.core.model_checks.check_values`, which a live document also calls
+  after an edit.
+
+SDFormat 1.7 flattened names (``M1::L1``) become the nested models libsdformat's 1.8
+conversion makes of them (:mod:`.unflatten`).  Checks that need the frame graphs
+(references, cycles, canonical links) are in :mod:`snapframe.core.frames`, which runs
+after reading.  Each node keeps its lxml element (``node.xml``) so the writer can keep
+what the model does not understand.
+
+A file with several worlds: the first is ``document.root`` (the one an editor edits);
+each further world is read and checked as well and is ``document.extras["other_worlds"]``
+(a :class:`~snapframe.core.model.Document` per world, sharing the file).
 """
 
 from __future__ import annotations
 
+import copy
 import math
+from io import BytesIO
 from pathlib import Path
 from typing import Iterable
 
 from lxml import etree
 
 from snapframe.core.diagnostics import Code, Diagnostics, SourceLocation
+from snapframe.core.fileio import read_regular_file
 from snapframe.core.loading import LoadContext
 from snapframe.core.model import (Collision, Document, Frame, Geometry, Include, Inertial, Joint,
                                   JointAxis, Link, Model, NestedInclude, Node, Plugin, PoseSpec,
                                   Visual, World)
 from snapframe.core.model.names import SEP, is_reserved
-from snapframe.core.pose import IDENTITY, Pose
-from snapframe.core.xmlsafe import XmlError, parse_xml_bytes
+from snapframe.core.model_checks import check_node_values, check_values
+from snapframe.core.xmlsafe import XmlError, parse_numbers, parse_xml_bytes
+
+from .element_checks import element_problems
+from .include_params import apply_params, is_params_element
+from .spec_values import spec_value_problems
+from .unflatten import unflatten_world_models
+from .values import parse_bool, parse_pose_text
 
 __all__ = ["read", "read_string", "parse_include", "parse_pose_text", "SHAPES"]
 
@@ -53,6 +80,10 @@ class _Reader:
         self.version = "1.11"
         self.vt = (1, 11)
         self.scope_prefix = scope_prefix
+        #: Elements whose value the spec check reported already (not reported again).
+        self.bad_values: set[etree._Element] = set()
+        #: uri -> what the included file holds at its root (see _peek_included_file).
+        self._included_kinds: dict[str, tuple[str, Path, dict[str, int]] | None] = {}
 
     # -- helpers ------------------------------------------------------------------
     def loc(self, el: etree._Element | None) -> SourceLocation:
@@ -84,42 +115,50 @@ class _Reader:
         c = self.child(el, tag)
         return (c.text or "").strip() if c is not None else default
 
-    def floats(self, el: etree._Element | None, count: int | None, what: str) -> list[float] | None:
+    def floats(self, el: etree._Element | None, count: int | None, what: str,
+               finite: bool = True) -> list[float] | None:
+        """The numbers of ``el``'s text (XML Schema syntax); None, reported, when they are
+        not numbers, not ``count`` of them, or (with ``finite``) not finite.  A value the
+        spec check reported already is not reported twice."""
         if el is None:
             return None
-        parts = (el.text or "").split()
+        text = (el.text or "").strip()
+        quiet = el in self.bad_values
         try:
-            values = [float(p) for p in parts]
-        except ValueError:
-            self.error(Code.ELEMENT_INVALID, f"Unable to read <{el.tag}> value '{(el.text or '').strip()}'"
-                       f" as numbers ({what})", el)
+            values = parse_numbers(text)
+        except ValueError as exc:
+            if not quiet:
+                self.error(Code.ELEMENT_INVALID, f"Error reading element <{el.tag}>: {exc} "
+                           f"(numbers required for {what})", el)
             return None
         if count is not None and len(values) != count:
-            self.error(Code.ELEMENT_INVALID, f"<{el.tag}> ({what}) needs {count} numbers, "
-                       f"found {len(values)}: '{(el.text or '').strip()}'", el)
+            if not quiet:
+                self.error(Code.ELEMENT_INVALID, f"Error reading element <{el.tag}>: {what} "
+                           f"needs {count} number{'s' if count != 1 else ''}, found "
+                           f"{len(values)}: '{text}'", el)
             return None
-        if not all(math.isfinite(v) for v in values):
-            self.error(Code.ELEMENT_INVALID, f"<{el.tag}> ({what}) has a non-finite value", el)
+        if finite and not all(math.isfinite(v) for v in values):
+            if not quiet:
+                self.error(Code.ELEMENT_INVALID, f"Error reading element <{el.tag}>: {what} "
+                           f"must be finite, found '{text}'", el)
             return None
         return values
 
-    def number(self, el: etree._Element, tag: str, default: float | None = None) -> float | None:
+    def number(self, el: etree._Element, tag: str, default: float | None = None,
+               finite: bool = True) -> float | None:
         c = self.child(el, tag)
-        if c is None:
-            return default
-        values = self.floats(c, 1, tag)
+        if c is None or not (c.text or "").strip():
+            return default  # an empty value is the default (libsdformat)
+        values = self.floats(c, 1, tag, finite)
         return values[0] if values else default
 
     def boolean(self, raw: str | None, el: etree._Element, what: str) -> bool | None:
         if raw is None:
             return None
-        value = raw.strip().lower()
-        if value in ("1", "true"):
-            return True
-        if value in ("0", "false"):
-            return False
-        self.error(Code.ELEMENT_INVALID, f"Invalid boolean '{raw}' for {what}", el)
-        return None
+        value = parse_bool(raw)
+        if value is None and el not in self.bad_values:
+            self.error(Code.ELEMENT_INVALID, f"Invalid boolean '{raw}' for {what}", el)
+        return value
 
     def name_of(self, el: etree._Element, kind: str) -> str:
         """Read ``@name`` and check it is present, not reserved and free of ``::``."""
@@ -157,43 +196,88 @@ class _Reader:
         try:
             spec.value = parse_pose_text(el.text or "", el.get("degrees"), el.get("rotation_format"))
         except ValueError as exc:
-            self.error(Code.ELEMENT_INVALID, f"Invalid <pose>: {exc}", el)
+            if el not in self.bad_values:
+                self.error(Code.ELEMENT_INVALID, f"Error reading element <pose>: {exc}", el)
         return spec
 
     # -- document -----------------------------------------------------------------
-    def read_root(self, tree: etree._ElementTree, doc: Document) -> None:
-        root = tree.getroot()
+    def read_header(self, root: etree._Element) -> bool:
+        """Check ``<sdf version>`` and take the version; False (with ``FILE_READ``, as
+        libsdformat reports a file it cannot read) if the file is not SDFormat."""
         if root.tag != "sdf":
-            self.error(Code.ELEMENT_INVALID, f"Root element is <{root.tag}>, expected <sdf>", root)
-            return
-        version = root.get("version")
+            self.error(Code.FILE_READ, f"Unable to read file:{self.file}: the root element is "
+                       f"<{root.tag}>, not <sdf>", root)
+            return False
+        version = (root.get("version") or "").strip()
         if not version:
-            self.error(Code.ATTRIBUTE_MISSING, "Required attribute 'version' of <sdf> is missing.", root)
-        else:
-            self.version, self.vt = version.strip(), _version_tuple(version.strip())
-            if self.vt > (1, 12):
-                self.warning(Code.VERSION_DEPRECATED, f"SDFormat version {version} is newer than the "
-                             "newest this program knows (1.12); reading it as 1.12", root)
+            self.error(Code.FILE_READ, f"Unable to read file:{self.file}: <sdf> has no "
+                       "version attribute", root)
+            return False
+        self.version, self.vt = version, _version_tuple(version)
+        return True
+
+    def read_root(self, tree: etree._ElementTree, doc: Document) -> list[World]:
+        """Read what ``<sdf>`` holds into ``doc``; returns every world (the first is
+        ``doc.root``).  Mirrors ``sdf::Root::Load``: worlds must have distinct names; a
+        file holds one model, light or actor (the first is used)."""
+        root = tree.getroot()
+        if self.vt > (1, 12):
+            self.warning(Code.VERSION_DEPRECATED, f"SDFormat version {self.version} is newer "
+                         "than the newest this program knows (1.12); reading it as 1.12", root)
         doc.version = self.version
-        worlds = list(self.children(root, "world"))
-        models = list(self.children(root, "model"))
+        worlds: list[World] = []
+        for el in self.children(root, "world"):
+            world = self.world(el)
+            if any(w.name == world.name for w in worlds):
+                self.error(Code.DUPLICATE_NAME, f"World with name[{world.name}] already exists. "
+                           "Each world must have a unique name. Skipping this world.", el)
+            worlds.append(world)
+        models = self.unique_root_elements(root, "model")
+        lights = self.unique_root_elements(root, "light")
+        actors = self.unique_root_elements(root, "actor")
+        if len(models) > 1:
+            self.error(Code.ELEMENT_INCORRECT_TYPE, "Root object can only contain one model. "
+                       "Using the first one found", models[1])
+        for kind, found, before in (("light", lights, models), ("actor", actors, models + lights)):
+            if len(found) > 1:
+                self.error(Code.ELEMENT_INCORRECT_TYPE, f"Root object can only contain one "
+                           f"{kind}. Using the first one found.", found[1])
+            if found and before:
+                self.error(Code.ELEMENT_INCORRECT_TYPE, "Root object can only contain one of "
+                           "model, light or actor, but found more than one type of element. "
+                           f"Skipping this {kind}.", found[0])
         if worlds:
-            doc.root = self.world(worlds[0])
-            for extra in worlds[1:]:
-                self.warning(Code.ELEMENT_INVALID, f"Only the first <world> is edited; world "
-                             f"[{extra.get('name')}] is kept as written", extra)
+            doc.root = worlds[0]
             if models:
-                self.error(Code.ELEMENT_INCORRECT_TYPE,
-                           "A file must not have both <world> and <model> at the top level", models[0])
+                # libsdformat loads both without a word; a document has one root.
+                self.warning(Code.ELEMENT_INCORRECT_TYPE, "The top-level <model> next to a "
+                             "<world> is kept as written but is not part of this document",
+                             models[0])
         elif models:
-            if len(models) > 1:
-                self.error(Code.ELEMENT_INCORRECT_TYPE, "A model file must have exactly one top-level "
-                           f"<model>; found {len(models)}", models[1])
-            model = self.model(models[0], top_level=True)
-            doc.root = model
-        else:
-            if not any(c.tag in ("actor", "light") for c in self.children(root)):
-                self.error(Code.ELEMENT_MISSING, "The file has no <world> and no <model>", root)
+            doc.root = self.model(models[0], top_level=True)
+        for el in self.children(root, "include"):
+            # libsdformat expands an <include> placed directly in <sdf>; Snapframe loads it
+            # (so what is wrong with it is reported) but has no place to show it.
+            self.include(el, "")
+            self.warning(Code.WARNING, "An <include> directly in <sdf> is loaded and checked, "
+                         "but its model is not part of this document (put the include in a "
+                         "<world> or a <model>)", el)
+        # An empty <sdf>, or one holding only a light or an actor, is valid (libsdformat).
+        return worlds
+
+    def unique_root_elements(self, root: etree._Element, tag: str) -> list[etree._Element]:
+        """The ``<tag>`` children of ``<sdf>``, without those whose name was used already
+        (reported: ``DUPLICATE_NAME``, libsdformat's ``loadUniqueRepeated``)."""
+        out: list[etree._Element] = []
+        names: set[str] = set()
+        for el in self.children(root, tag):
+            name = el.get("name", "")
+            if name in names:
+                self.error(Code.DUPLICATE_NAME, f"{tag} with name[{name}] already exists.", el)
+                continue
+            names.add(name)
+            out.append(el)
+        return out
 
     def world(self, el: etree._Element) -> World:
         world = World(name=self.name_of(el, "world"), source=self.loc(el), xml=el)
@@ -332,8 +416,9 @@ class _Reader:
     def geometry(self, parent: etree._Element) -> Geometry:
         el = self.child(parent, "geometry")
         if el is None:
-            self.error(Code.ELEMENT_MISSING, f"<{parent.tag}> [{parent.get('name')}] has no <geometry>",
-                       parent)
+            # libsdformat reads a missing geometry as an empty one and reports nothing.
+            self.warning(Code.ELEMENT_MISSING, f"<{parent.tag}> [{parent.get('name')}] has no "
+                         "<geometry>; it is read as an empty geometry", parent)
             return Geometry(source=self.loc(parent))
         shapes = [c for c in self.children(el) if c.tag in SHAPES]
         if not shapes:
@@ -395,10 +480,11 @@ class _Reader:
                 axis.expressed_in = xyz_el.get("expressed_in", "") if xyz_el is not None else ""
             limit = self.child(a, "limit")
             if limit is not None:
-                axis.lower = self.number(limit, "lower")
-                axis.upper = self.number(limit, "upper")
-                axis.effort = self.number(limit, "effort")
-                axis.velocity = self.number(limit, "velocity")
+                # Unlimited is written as inf (libsdformat reads it; so do we).
+                axis.lower = self.number(limit, "lower", finite=False)
+                axis.upper = self.number(limit, "upper", finite=False)
+                axis.effort = self.number(limit, "effort", finite=False)
+                axis.velocity = self.number(limit, "velocity", finite=False)
             joint.axes.append(axis)
         return joint
 
@@ -449,65 +535,155 @@ class _Reader:
                 inc.entities.append(self.joint(c))
         for node in inc.entities:
             node.parent = inc
+        held = self.included_kind(inc.uri) if inc.uri else None
+        if held is not None and held[0] in ("light", "actor"):
+            # A light or an actor is not part of the model tree: the include is kept as
+            # written (libsdformat loads it into the world; it is no frame).
+            kind, path, counts = held
+            inc.resolved_path, inc.format = str(path), "sdformat"
+            inc.extras["included_element"] = kind
+            for other in ("actor", "light"):  # libsdformat prefers an actor to a light
+                if other != kind and counts[other] and kind == "actor":
+                    self.error(Code.ELEMENT_INCORRECT_TYPE, f"Found other top level element "
+                               f"<{other}> in addition to <{kind}> in include file.", el)
+            if counts[kind] > 1:
+                self.error(Code.ELEMENT_INCORRECT_TYPE, f"Found more than one {kind} for "
+                           "<include>.", el)
+            if inc.merge:
+                self.error(Code.MERGE_INCLUDE_UNSUPPORTED, "Merge-include is only supported for "
+                           "included models", el)
+            return inc
         self.context.load_include(inc, self.base_dir, scope, self.diag)
-        if inc.model is not None and inc.name and SEP in inc.name:
-            pass  # reported above
+        params = next((c for c in el if is_params_element(c)), None)
+        if params is not None:
+            self.apply_include_params(inc, params, SEP.join(p for p in (scope, inc.name) if p))
         return inc
 
+    def included_kind(self, uri: str) -> tuple[str, Path, dict[str, int]] | None:
+        """What the file ``uri`` names holds at its root ("model", "light", "actor"), the
+        file, and how many actors and lights it holds; None when that cannot be told (the
+        loader then reports why)."""
+        if uri not in self._included_kinds:
+            self._included_kinds[uri] = _peek_included_file(self.context, uri, self.base_dir)
+        return self._included_kinds[uri]
 
-def parse_pose_text(text: str, degrees: str | None = None, rotation_format: str | None = None) -> Pose:
-    """Parse ``<pose>`` text: ``x y z roll pitch yaw`` (or ``x y z qx qy qz qw`` with
-    ``rotation_format="quat_xyzw"``); ``degrees="true"`` reads the angles in degrees."""
-    parts = text.split()
-    if not parts:
-        return IDENTITY
+    def apply_include_params(self, inc: Include, params: etree._Element, scope: str) -> None:
+        """``//include/experimental:params``: the include gets its own model, read from a
+        changed copy of the included file (the file and its other includes are not
+        touched)."""
+        template = inc.model
+        if template is None:
+            return  # the include failed; that is reported
+        tree = template.extras.get("xml_tree")
+        if tree is None or inc.format != "sdformat":
+            self.warning(Code.WARNING, "<experimental:params> applies to included SDFormat "
+                         f"models only; it is ignored for [{inc.uri}]", params)
+            return
+        changed = copy.deepcopy(tree)
+        top = next(iter(self.children(changed.getroot(), "model")), None)
+        if top is None:
+            return
+        found = Diagnostics()
+        apply_params(params, top, lambda code, message, where: found.error(
+            code, message, self.loc(where), inc.element_path()))
+        reader = _Reader(inc.resolved_path, self.context, found, scope)
+        reader.version, reader.vt = template.extras.get("sdf_version", self.version), \
+            _version_tuple(template.extras.get("sdf_version", self.version))
+        reader.check_xml(changed.getroot())
+        model = reader.model(top, top_level=True, scope=scope)
+        model.extras.update(template.extras)
+        model.extras["xml_tree"] = changed
+        model.extras["document_extras"] = {"xml": changed}
+        model.extras["include_params"] = True  # a changed copy, not the file as written
+        found.extend(check_node_values(model))
+        inc.model = model
+        inc.load_diagnostics = [*inc.load_diagnostics, *found]
+        self.diag.extend(found)
+
+    def check_xml(self, sdf: etree._Element) -> None:
+        """The checks that need the XML: every typed value against the spec, material
+        scripts and sensor types (see the module docstring)."""
+        for el, is_attribute, _, message in spec_value_problems(sdf, self.version):
+            if is_attribute:
+                self.error(Code.ATTRIBUTE_INVALID, message, el)
+            else:
+                self.bad_values.add(el)
+                self.error(Code.ELEMENT_INVALID, message, el)
+        for code, message, el in element_problems(sdf, self.vt):
+            self.error(code, message, el)
+
+
+def _peek_included_file(context: LoadContext, uri: str, base_dir: Path
+                        ) -> tuple[str, Path, dict[str, int]] | None:
+    """The first of model, actor, light at the root of the file ``uri`` names (libsdformat's
+    preference order), read only as far as needed; None if the file cannot be found or
+    read (the loader reports that) or is not SDFormat."""
+    target = context.resolve_uri(uri, base_dir)
+    if target is None:
+        return None
+    if target.is_dir():
+        target = context.model_file_of_directory(target, Diagnostics(), SourceLocation())
+        if target is None:
+            return None
+    if target.suffix.lower() not in (".sdf", ".world"):
+        return None
     try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"'{text.strip()}' is not a list of numbers") from None
-    if not all(math.isfinite(v) for v in values):
-        raise ValueError(f"'{text.strip()}' has a non-finite value")
-    fmt = (rotation_format or "euler_rpy").strip()
-    in_degrees = (degrees or "false").strip().lower() in ("true", "1")
-    if fmt == "quat_xyzw":
-        if len(values) != 7:
-            raise ValueError(f"quat_xyzw needs 7 numbers, found {len(values)}")
-        if in_degrees:
-            raise ValueError("degrees='true' cannot be used with rotation_format='quat_xyzw'")
-        x, y, z, qx, qy, qz, qw = values
-        if qx == qy == qz == qw == 0.0:
-            raise ValueError("the quaternion is zero")
-        return Pose.from_xyz_quat((x, y, z), (qw, qx, qy, qz))
-    if fmt != "euler_rpy":
-        raise ValueError(f"unknown rotation_format '{fmt}'")
-    if len(values) != 6:
-        raise ValueError(f"expected 6 numbers (x y z roll pitch yaw), found {len(values)}")
-    x, y, z, r, p, w = values
-    if in_degrees:
-        r, p, w = math.radians(r), math.radians(p), math.radians(w)
-    return Pose.from_xyz_rpy(x, y, z, r, p, w)
+        data = read_regular_file(target)
+    except OSError:
+        return None
+    found = {"actor": 0, "light": 0}
+    try:
+        for event, el in etree.iterparse(BytesIO(data), events=("start", "end"),
+                                         resolve_entities=False, no_network=True,
+                                         load_dtd=False, huge_tree=False):
+            parent = el.getparent()
+            if parent is None or parent.getparent() is not None:
+                continue  # only the children of the root matter
+            if event == "end":
+                el.clear()  # keep memory flat while scanning a long file
+            elif el.tag == "model":
+                return "model", target, found  # a model wins: read no further
+            elif el.tag in found:
+                found[el.tag] += 1
+    except etree.XMLSyntaxError:
+        # Not plain XML (a '--' in a comment, say): read it under the whole XML policy.
+        try:
+            root = parse_xml_bytes(data, str(target)).getroot()
+        except XmlError:
+            return None  # the loader reports it
+        tags = [c.tag for c in root]
+        if "model" in tags:
+            return "model", target, found
+        found = {kind: tags.count(kind) for kind in found}
+    for kind in ("actor", "light"):
+        if found[kind]:
+            return kind, target, found
+    return None
 
 
 def _read_tree(path: Path, text: bytes | None, diagnostics: Diagnostics):
-    file = str(path) if path else ""
+    """The parsed file (through the XML policy of :mod:`snapframe.core.xmlsafe`), or None
+    with ``FILE_READ`` -- libsdformat's code for a file it cannot read or parse."""
+    file = str(path) if str(path) not in ("", ".") else ""
     try:
-        data = text if text is not None else path.read_bytes()
+        data = text if text is not None else read_regular_file(path)
     except OSError as exc:
-        diagnostics.error(Code.FILE_READ, f"Unable to read file: [{path}]: {exc.strerror or exc}",
+        reason = exc.strerror or str(exc)
+        diagnostics.error(Code.FILE_READ, f"Unable to read file:{file}: {reason}",
                           SourceLocation(file))
         return None
+    warnings: list[tuple[str, int]] = []
     try:
-        warnings: list[tuple[str, int]] = []
         tree = parse_xml_bytes(data, file or None, warnings)
-        for message, line in warnings:
-            diagnostics.warning(Code.XML_ERROR, f"{message}; the element is kept as written "
-                                "(declare the prefix with xmlns to be portable)",
-                                SourceLocation(file, line))
-        return tree
     except XmlError as exc:
-        diagnostics.error(Code.XML_ERROR, f"XML syntax error: {exc} (column {exc.column})",
-                          SourceLocation(file, exc.line))
+        where = f"line {exc.line}, column {exc.column}" if exc.column else f"line {exc.line}"
+        name = file or "<string>"
+        diagnostics.error(Code.FILE_READ, f"Unable to read file:{name}: XML error at {where}: "
+                          f"{exc}", SourceLocation(file, exc.line))
         return None
+    for message, line in warnings:
+        diagnostics.warning(Code.WARNING, message, SourceLocation(file, line))
+    return tree
 
 
 def read_string(text: str | bytes, context: LoadContext | None = None, path: str = "") -> Document:
@@ -533,47 +709,78 @@ def _read(path: Path, data: bytes | None, context: LoadContext) -> Document:
     # (libxml2 reports "standalone" as unset, None, exactly when there was no declaration.)
     doc.extras["xml_declaration"] = tree.docinfo.standalone is not None
     reader = _Reader(file, context, doc.diagnostics)
-    reader.read_root(tree, doc)
-    if doc.root is not None:
-        from snapframe.core.frames import check_document
-        check_document(doc)
+    sdf = tree.getroot()
+    if not reader.read_header(sdf):
+        return doc
+    if reader.vt < (1, 8):
+        for model in unflatten_world_models(sdf):
+            reader.warning(Code.WARNING, f"SDFormat {reader.version} flattened names "
+                           f"[{model.get('name')}::...] are read as the nested model "
+                           f"[{model.get('name')}] (libsdformat's conversion to SDFormat 1.8)",
+                           next((c for c in model if isinstance(c.tag, str)), None))
+    reader.check_xml(sdf)
+    worlds = reader.read_root(tree, doc)
+    if doc.root is None:
+        return doc
+    from snapframe.core.frames import check_document  # local: frames imports the model
+    doc.diagnostics.extend(check_values(doc))
+    check_document(doc)
+    others = []
+    for world in worlds[1:]:
+        other = Document(root=world, path=file, format="sdformat", version=doc.version)
+        other.diagnostics.extend(check_values(other))
+        check_document(other)
+        doc.diagnostics.extend(other.diagnostics)
+        others.append(other)
+    if others:
+        doc.extras["other_worlds"] = others
     return doc
 
 
 def parse_include(nested: NestedInclude, context: LoadContext) -> Model | None:
-    """Custom-model-parser entry for SDFormat files: the file's single top-level model."""
+    """Custom-model-parser entry for SDFormat files: the file's top-level model.
+
+    As libsdformat: a file with no model, actor or light gives ``ELEMENT_MISSING``; more
+    than one of them gives ``ELEMENT_INCORRECT_TYPE`` and the first is used (a model
+    before an actor before a light).  An actor or a light is not a model: None (the
+    reader keeps such includes without asking the loader).
+    """
     path = Path(nested.resolved_file_name)
     tree = _read_tree(path, None, context.diagnostics)
     if tree is None:
         return None
     root = tree.getroot()
     reader = _Reader(str(path), context, context.diagnostics, nested.absolute_model_name)
-    if root.tag != "sdf":
-        reader.error(Code.ELEMENT_INVALID, f"Root element is <{root.tag}>, expected <sdf>", root)
+    if not reader.read_header(root):
         return None
-    version = (root.get("version") or "1.11").strip()
-    reader.version, reader.vt = version, _version_tuple(version)
-    models = list(reader.children(root, "model"))
-    others = [c for c in reader.children(root) if c.tag in ("actor", "light")]
-    if any(True for _ in reader.children(root, "world")):
-        reader.error(Code.ELEMENT_INCORRECT_TYPE, "//include can only include models, but "
-                     f"[{path.name}] holds a <world>", root)
-        return None
-    if len(models) + len(others) == 0:
+    version = reader.version
+    found = {kind: list(reader.children(root, kind)) for kind in ("model", "actor", "light")}
+    first = next((kind for kind in found if found[kind]), None)
+    if first is None:
+        holds = " (the file holds a <world>)" if next(reader.children(root, "world"), None) \
+            is not None else ""
         reader.error(Code.ELEMENT_MISSING, "Failed to find top level <model> / <actor> / <light> "
-                     "for <include>", root)
+                     f"for <include>{holds}", root)
         return None
-    if len(models) + len(others) > 1:
-        reader.error(Code.ELEMENT_INCORRECT_TYPE, "Found more than one of <model> / <actor> / "
-                     "<light> for <include>", root)
-        return None
-    if not models:
+    for kind in found:
+        if kind != first and found[kind]:
+            reader.error(Code.ELEMENT_INCORRECT_TYPE, f"Found other top level element <{kind}> in "
+                         f"addition to <{first}> in include file.", found[kind][0])
+    if len(found[first]) > 1:
+        reader.error(Code.ELEMENT_INCORRECT_TYPE, f"Found more than one {first} for <include>.",
+                     found[first][1])
+    if first != "model":
         return None  # actors and lights are kept in the XML but are not part of the model tree
+    reader.check_xml(root)
     # The included file's model is a top-level model of its own file: its pose may not
     # refer to anything (there is nothing above it in that file).
-    model = reader.model(models[0], top_level=True, scope=nested.absolute_model_name)
+    model = reader.model(found["model"][0], top_level=True, scope=nested.absolute_model_name)
+    context.diagnostics.extend(check_node_values(model))
     model.extras["sdf_version"] = version
     model.extras["xml_tree"] = tree
+    # What a document of this file needs when it is opened for editing on its own.
+    model.extras["format_version"] = version
+    model.extras["document_extras"] = {"xml": tree}
     # The graph checks of an included model run with the including document (once per
     # file and static setting), where //include/static and the include's name are known.
     return model

@@ -37,12 +37,15 @@ from typing import Iterator
 from lxml import etree
 
 from snapframe.core.diagnostics import Code, Diagnostics, SourceLocation
+from snapframe.core.fileio import read_regular_file
 from snapframe.core.loading import LoadContext
 from snapframe.core.model import (Collision, Document, Geometry, Inertial, Joint, JointAxis, Link,
                                   Model, NestedInclude, PoseSpec, Visual)
 from snapframe.core.model.names import SEP, WORLD, is_reserved
 from snapframe.core.pose import IDENTITY, Pose
-from snapframe.core.xmlsafe import XmlError, parse_xml_bytes
+from snapframe.core.xmlsafe import XmlError, parse_number, parse_xml_bytes
+
+from .gazebo_extensions import NUMBER_VALUES, read_joint_extensions
 
 __all__ = ["read", "read_string", "parse_include", "JOINT_TYPES"]
 
@@ -274,6 +277,8 @@ class _UrdfReader:
             references_ok &= self.check_references(joint, links)
             joints.append(joint)
 
+        self.apply_gazebo_joint_extensions(root, joints)
+
         if not links:
             self.error(Code.MODEL_WITHOUT_LINK, f"URDF robot [{self.robot}] has no <link>; a "
                        "model must have at least one link.", root, self.path())
@@ -285,6 +290,38 @@ class _UrdfReader:
             return None
         root_link, X_ML, children = tree_result
         return self.assemble(root, tree, links, joints, root_link, X_ML, children)
+
+    def apply_gazebo_joint_extensions(self, root: etree._Element,
+                                      joints: list[_ParsedJoint]) -> None:
+        """``<gazebo reference="joint">`` extensions, as libsdformat applies them (see
+        :mod:`.gazebo_extensions`)."""
+        gazebo = list(self.children(root, "gazebo"))
+        if not gazebo:
+            return
+        extensions = read_joint_extensions(gazebo, {j.name for j in joints}, self.tag)
+        for j in joints:
+            ext = extensions.get(j.name)
+            if ext is None:
+                continue
+            for name in NUMBER_VALUES:
+                if name in ext.values:
+                    try:
+                        parse_number(ext.values[name])
+                    except ValueError as exc:
+                        self.error(Code.ELEMENT_INVALID, f"<{name}> of the <gazebo> extension of "
+                                   f"joint [{j.name}]: {exc}.", ext.element,
+                                   self.path("joint", j.name))
+                        del ext.values[name]
+            node = j.node
+            node.extras["gazebo_extension"] = dict(ext.values)
+            node.extras["sdformat_elements"] = ext.sdformat_elements()
+            if j.urdf_type == "fixed" and ext.preserve_fixed_joint:
+                node.extras["preserve_fixed_joint"] = True
+            elif j.urdf_type == "fixed" and ext.fixed_becomes_revolute and j.emit:
+                # libsdformat: a revolute joint about z, both limits 0 (backward compatible).
+                node.type = "revolute"
+                node.axes = [JointAxis(xyz=(0.0, 0.0, 1.0), lower=0.0, upper=0.0,
+                                       source=self.loc(ext.element))]
 
     def xacro_hint(self, root: etree._Element) -> None:
         for el in root.iter():
@@ -352,8 +389,9 @@ class _UrdfReader:
                            f"({inertial.mass}).", mass, where)
         tensor = self.child(el, "inertia")
         if tensor is None:
-            self.error(Code.ELEMENT_MISSING, f"<inertial> of link [{link}] has no <inertia>.", el,
-                       where)
+            # urdfdom complains, but libsdformat still converts the file (and keeps the link).
+            self.warning(Code.ELEMENT_MISSING, f"<inertial> of link [{link}] has no <inertia>; "
+                         "the default tensor is used.", el, where)
         else:
             inertial.written_inertia = True
             # URDF, like SDFormat, stores the tensor entries (ixy = -integral(x y dm)).
@@ -679,18 +717,24 @@ def _parse(path: Path, data: bytes | None, context: LoadContext,
     reader = _UrdfReader(file, context, diagnostics)
     if data is None:
         try:
-            data = path.read_bytes()
+            data = read_regular_file(path)  # no FIFOs, devices or oversized files
         except OSError as exc:
-            reader.error(Code.FILE_READ, f"Unable to read file: [{path}]: {exc.strerror or exc}",
+            reader.error(Code.FILE_READ, f"Unable to read file:{file}: {exc.strerror or exc}",
                          None)
             return None, reader.n_errors
+    warnings: list[tuple[str, int]] = []
     try:
-        tree = parse_xml_bytes(data, file or None)
+        tree = parse_xml_bytes(data, file or None, warnings)
     except XmlError as exc:
+        # FILE_READ: libsdformat's code for a file it cannot parse.
         reader.n_errors += 1
-        diagnostics.error(Code.XML_ERROR, f"XML syntax error: {exc} (column {exc.column})",
-                          SourceLocation(file, exc.line))
+        where = f"line {exc.line}, column {exc.column}" if exc.column else f"line {exc.line}"
+        name = file or "<string>"
+        diagnostics.error(Code.FILE_READ, f"Unable to read file:{name}: XML error at {where}: "
+                          f"{exc}", SourceLocation(file, exc.line))
         return None, reader.n_errors
+    for message, line in warnings:
+        diagnostics.warning(Code.WARNING, message, SourceLocation(file, line))
     model = reader.robot_model(tree)
     return model, reader.n_errors
 

@@ -70,7 +70,7 @@ def test_descriptor_is_discovered_as_a_reader_and_include_parser():
     reg = global_registry.copy()
     assert reg.get("urdf") == FORMAT
     assert reg.for_path("robot.URDF") == FORMAT
-    assert reg.for_path("robot.urdf", capability="write") is None
+    assert reg.for_path("robot.urdf", capability="write") == FORMAT   # URDF is written too
     assert FORMAT in reg.include_parsers()
 
 
@@ -162,7 +162,7 @@ def test_include_in_a_model_file_and_world_root_urdf(tmp_path):
 
 @pytest.mark.parametrize("broken,needle,code", [
     ("loop.urdf", 'joint name="ab"', Code.ELEMENT_INVALID),
-    ("malformed.urdf", "</link>", Code.XML_ERROR),
+    ("malformed.urdf", "</link>", Code.FILE_READ),
     ("unknown_link.urdf", '<child link="hand"/>', Code.JOINT_CHILD_LINK_INVALID),
 ])
 def test_urdf_errors_surface_in_the_including_document_with_file_and_line(tmp_path, broken,

@@ -240,7 +240,7 @@ def test_unrelated_files_are_declined_without_diagnostics(tmp_path):
 # (file, expected code, text on the expected line, which occurrence of that text, whether
 # read() can still show a model: a nameless link is skipped, a broken tree has no poses)
 BROKEN_CASES = [
-    ("malformed.urdf", Code.XML_ERROR, "</link>", 1, False),
+    ("malformed.urdf", Code.FILE_READ, "</link>", 1, False),
     ("missing_name.urdf", Code.ATTRIBUTE_MISSING, "<link>", 1, True),
     ("missing_robot_name.urdf", Code.ATTRIBUTE_MISSING, "<robot>", 1, False),
     ("unknown_link.urdf", Code.JOINT_CHILD_LINK_INVALID, '<child link="hand"/>', 1, False),
@@ -320,20 +320,30 @@ def test_a_model_with_only_element_errors_is_still_shown_when_read_directly():
      '<child link="b"/></joint></robot>', Code.ELEMENT_MISSING),
     ('<robot name="r"><link name="a"/><link name="b"/><joint name="j">'
      '<parent link="a"/><child link="b"/></joint></robot>', Code.ATTRIBUTE_MISSING),
-    ('<robot name="r"><link name="a"><inertial><mass value="1"/></inertial></link></robot>',
-     Code.ELEMENT_MISSING),
+    ('<robot name="r"><link name="a"><inertial><inertia ixx="1" iyy="1" izz="1"/></inertial>'
+     '</link></robot>', Code.ELEMENT_MISSING),
     ('<robot name="r"><link name="a"><visual><geometry><capsule radius="1" length="1"/>'
      '</geometry></visual></link></robot>', Code.ELEMENT_INVALID),
     ('<robot name="r"><link name="a"><collision/></link></robot>', Code.ELEMENT_MISSING),
     ('<robot name="r"><link name="world"/></robot>', Code.MODEL_WITHOUT_LINK),
     ('<robot name="r"><material name="m"/><material name="m"/><link name="a"/></robot>',
      Code.DUPLICATE_NAME),
-    ('', Code.XML_ERROR),
+    ("", Code.FILE_READ),
 ])
 def test_more_invalid_input(text, code):
     doc = read_string(text, path="inline.urdf")
     assert code in [d.code for d in doc.diagnostics.errors], list(doc.diagnostics)
     assert all(d.file == "inline.urdf" for d in doc.diagnostics)
+
+
+def test_an_inertial_without_a_tensor_is_a_warning_as_libsdformat_converts_it():
+    # urdfdom complains, libsdformat 12.3 still converts the robot and keeps the link
+    # (test/integration/cfm_damping_implicit_spring_damper.urdf loads without errors).
+    doc = read_string('<robot name="r"><link name="a"><inertial><mass value="1"/></inertial>'
+                      '</link></robot>', path="inline.urdf")
+    assert doc.diagnostics.errors == []
+    assert [d.code for d in doc.diagnostics.warnings] == [Code.ELEMENT_MISSING]
+    assert doc.root.links[0].inertial.mass == 1.0
 
 
 def test_unreadable_file_is_a_diagnostic(tmp_path):
@@ -355,7 +365,7 @@ def test_entity_bombs_and_external_entities_fail_cleanly():
     bomb = (f'<?xml version="1.0"?><!DOCTYPE r [{levels}]>'
             '<robot name="r"><link name="&l9;"/></robot>')
     doc = read_string(bomb, path="bomb.urdf")  # libxml2's amplification limit stops it
-    assert doc.root is None and [d.code for d in doc.diagnostics] == [Code.XML_ERROR]
+    assert doc.root is None and [d.code for d in doc.diagnostics] == [Code.FILE_READ]
     secret = ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
               '<robot name="r"><link name="a&x;"/></robot>')
     doc = read_string(secret)
@@ -396,3 +406,97 @@ def test_mutated_input_never_raises():
         doc = read_string(bytes(cut), path="mutant.urdf")  # must not raise
         if doc.root is None:
             assert doc.diagnostics.has_errors()
+
+
+# -- <gazebo reference="joint"> extensions, as libsdformat applies them -----------------------
+REAL = Path(__file__).resolve().parents[2] / "data" / "sdformat_real"
+CONVERSION = REAL / "golden" / "urdf_conversion.json"
+EXTENSION_PATHS = ("physics/provide_feedback", "physics/ode/provide_feedback",
+                   "physics/ode/implicit_spring_damper", "physics/ode/cfm_damping",
+                   "physics/ode/fudge_factor", "physics/ode/limit/cfm", "physics/ode/limit/erp",
+                   "axis/dynamics/spring_reference", "axis/dynamics/spring_stiffness")
+
+
+def _same_value(ours: str, theirs: str) -> bool:
+    try:
+        return abs(float(ours) - float(theirs)) < 1e-12
+    except ValueError:
+        return ours == theirs
+
+
+@pytest.mark.parametrize("rel", ["sdformat/test/integration/urdf_gazebo_extensions.urdf",
+                                 "sdformat/test/integration/provide_feedback.urdf"])
+def test_joint_extensions_become_the_sdformat_libsdformat_makes(rel):
+    import json
+    expected = json.loads(CONVERSION.read_text())["files"][rel]  # libsdformat 12.3's output
+    doc = read(REAL / rel)
+    assert doc.diagnostics.errors == []
+    checked = 0
+    for joint in doc.root.joints:
+        sdf = joint.extras.get("sdformat_elements")
+        if sdf is None:
+            continue
+        for path in EXTENSION_PATHS:
+            el = sdf.find(path)
+            if el is not None:
+                assert _same_value(el.text, expected[joint.name][path]), (joint.name, path)
+                checked += 1
+    assert checked >= (9 if "extensions" in rel else 4)
+    assert doc.root.joints[1].extras["gazebo_extension"]["provideFeedback"] in ("0", "1")
+
+
+def test_disable_fixed_joint_lumping_makes_a_revolute_joint_with_zero_limits():
+    import json
+    rel = "sdformat/test/integration/fixed_joint_reduction_disabled.urdf"
+    theirs = json.loads(CONVERSION.read_text())["files"][rel]["joint12a"]
+    doc = read(REAL / rel)
+    joints = {j.name: j for j in doc.root.joints}
+    j = joints["joint12a"]
+    assert (j.type, j.extras["urdf_type"]) == (theirs["type"], "fixed") == ("revolute", "fixed")
+    [axis] = j.axes
+    assert axis.xyz == tuple(float(v) for v in theirs["axis/xyz"].split())
+    assert (axis.lower, axis.upper) == (float(theirs["axis/limit/lower"]),
+                                        float(theirs["axis/limit/upper"])) == (0.0, 0.0)
+    # A fixed joint without the extension stays fixed (libsdformat would lump it; Snapframe
+    # keeps every link so that other files can refer to it).
+    assert joints["joint23a"].type == "fixed"
+
+
+def test_preserve_fixed_joint_wins_and_bad_numbers_are_reported():
+    doc = read_string("""<robot name="r"><link name="a"/><link name="b"/>
+        <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>
+        <gazebo reference="j"><disableFixedJointLumping>true</disableFixedJointLumping>
+          <preserveFixedJoint>yes</preserveFixedJoint><stopErp value="1_0"/></gazebo>
+        </robot>""", path="inline.urdf")
+    [j] = doc.root.joints
+    assert j.type == "fixed" and j.extras["preserve_fixed_joint"] is True
+    assert [(d.code, d.line) for d in doc.diagnostics.errors] == [(Code.ELEMENT_INVALID, 3)]
+    assert "stopErp" not in j.extras["gazebo_extension"]
+
+
+def test_unknown_joint_extension_children_are_copied_as_sdformat():
+    doc = read_string("""<robot name="r"><link name="a"/><link name="b"/>
+        <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+          <limit lower="0" upper="1" effort="1" velocity="1"/></joint>
+        <gazebo reference="j"><sensor name="ft" type="force_torque"/><mu1>1</mu1></gazebo>
+        <gazebo reference="a"><provideFeedback>1</provideFeedback></gazebo></robot>""")
+    [j] = doc.root.joints
+    sdf = j.extras["sdformat_elements"]
+    assert [c.tag for c in sdf] == ["sensor"] and sdf[0].get("name") == "ft"
+
+
+def test_a_fifo_is_a_file_read_error_naming_the_file(tmp_path):
+    import os
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs FIFOs")
+    fifo = tmp_path / "robot.urdf"
+    os.mkfifo(fifo)
+    [error] = read(fifo).diagnostics.errors  # ends at once: the FIFO is never opened for reading
+    assert error.code == Code.FILE_READ and str(fifo) in error.message and "FIFO" in error.message
+
+
+def test_malformed_xml_is_file_read_as_libsdformat_reports_it():
+    [error] = read_string("<robot name='r'><link name='a'></robot>",
+                          path="bad.urdf").diagnostics.errors
+    assert error.code == Code.FILE_READ and error.line == 1
+    assert error.message.startswith("Unable to read file:bad.urdf: XML error at line 1")
