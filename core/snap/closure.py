@@ -1,8 +1,10 @@
-"""Closed-form loop closure for SNAP: one or two free mate DOFs moved to meet a point.
+"""Closed-form loop closure for SNAP: two free mate DOFs moved to meet a point.
 
 When a mate's two sides are already placed but its connectors do not meet, SNAP tries to
-turn or slide free DOFs that earlier mates recorded (a hinge angle, a prismatic slide).  Every
-such DOF, changed by ``delta``, moves the part of the assembly it carries rigidly:
+turn or slide free DOFs that two earlier mates recorded (hinge angles, prismatic slides); a
+mate that only one earlier mate's DOFs could satisfy conflicts with it, and the earlier one
+keeps its initial values (the solver's rule).  Every such DOF, changed by ``delta``, moves
+the part of the assembly it carries rigidly:
 
 * a rotational DOF turns it by ``sign * delta`` about a world line ``(point, axis)``;
 * a translational DOF shifts it by ``sign * delta`` along ``axis``.
@@ -18,12 +20,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
 
 from .geometry import POS_TOL, Vec3, add, cross, dot, norm, scale, sub, wrap_angle
 
-__all__ = ["Motion", "Circle", "Line", "intersect", "solve_single", "solve_pair_separate",
-           "solve_pair_series"]
+__all__ = ["Motion", "Circle", "Line", "intersect", "solve_pair_separate", "solve_pair_series"]
 
 _PARALLEL = 1e-9  # |sin| below which two directions count as parallel
 
@@ -156,30 +156,6 @@ def intersect(a: Circle | Line, b: Circle | Line) -> list[Vec3]:
     if isinstance(b, Circle):
         return _circle_line(b, a)
     return _line_line(a, b)
-
-
-def solve_single(m: Motion, start: Vec3, goal: Vec3,
-                 turn: Sequence[float] | None = None) -> list[float]:
-    """Changes of one DOF that carry ``start`` onto ``goal``.
-
-    ``turn`` (row-major 3x3, optional) is the world rotation still missing between the two
-    connector frames.  When the points already meet, or sit on a hinge's axis, only the
-    orientation is off, and a rotational DOF may fix it by its angle about its own axis.
-    """
-    out: list[float] = []
-    d = m.delta(start, goal)
-    if d is not None:
-        out.append(d)
-    if m.rotational and turn is not None:
-        # Angle of ``turn`` about this axis: sin from the skew part, cos from the trace.
-        R = turn
-        u = m.axis
-        s = 0.5 * (u[0] * (R[7] - R[5]) + u[1] * (R[2] - R[6]) + u[2] * (R[3] - R[1]))
-        c = 0.5 * (R[0] + R[4] + R[8] - 1.0)
-        phi = wrap_angle(m.sign * math.atan2(s, c))
-        if abs(phi) > 1e-12 and (not out or abs(wrap_angle(phi - out[0])) > 1e-9):
-            out.append(phi)
-    return out
 
 
 def solve_pair_separate(m1: Motion, p1: Vec3, m2: Motion, p2: Vec3) -> list[tuple[float, float]]:

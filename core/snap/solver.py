@@ -13,6 +13,17 @@ bookkeeping.  Terms used below:
   order with the placements they depend on, so a loop closure can change a recorded DOF and
   re-place everything downstream.
 
+Conflicts and loops (``/work/shared/reference/openplx.md`` 3.4: "when two mates conflict,
+the first wins; the later one is left violated", and the runtime closes "simple loops: two
+hinges forming a triangle, a hinge + prismatic piston"):
+
+* a violated mate is a *loop* when the free DOFs of two different earlier mates move one of
+  its sides: SNAP moves those two DOFs (circle/line intersections, :mod:`.closure`);
+* it *conflicts* when only one earlier mate's DOFs could move it: that earlier mate wins with
+  its ``initial_angle``/``initial_position`` as applied, and the later mate is left violated
+  (a warning).  Moving the one DOF would silently replace the earlier mate's initial value
+  by whatever the later mate implies.
+
 Declaration-order sweeps are emulated with a priority queue of ``(sweep, mate index)``: a
 mate is only revisited when a frame of its chains became defined, at the position the naive
 "sweep over all mates until nothing changes" loop would next look at it.  The outcome is the
@@ -28,7 +39,7 @@ from typing import Iterable
 
 from ..diagnostics import Code, Diagnostic, Diagnostics, Severity, SourceLocation
 from ..pose import IDENTITY, Pose
-from .closure import Motion, solve_pair_separate, solve_pair_series, solve_single
+from .closure import Motion, solve_pair_separate, solve_pair_series
 from .geometry import ANG_TOL, POS_TOL, constraint_error, is_rotation, mate_offset, z_axis
 from .model import MATE_TYPES, SnapDof, SnapMate, SnapProblem, SnapResult, SnapSystem
 
@@ -644,10 +655,7 @@ class _Snap:
             self.trace.append(f"Loop closure of '{m.path}': no free DOF to move")
             return False
         owners = (m.conns[0].owner, m.conns[1].owner)
-        X = [self._world(o) @ c.X_OC for o, c in zip(owners, m.conns)]
-        points = (X[0].p, X[1].p)
-        # Rotation that would still bring side i's connector onto the other's, in the world.
-        turns = ((X[1] @ X[0].inverse()).R, (X[0] @ X[1].inverse()).R)
+        points = tuple((self._world(o) @ c.X_OC).p for o, c in zip(owners, m.conns))
         info = []  # (dof, affected placements, side it carries, motion); most recent first
         for i in cands:
             d = self.dofs[i]
@@ -655,13 +663,19 @@ class _Snap:
             on = [self._moves(aff, o) for o in owners]
             if on[0] != on[1]:
                 info.append((d, aff, 0 if on[0] else 1, self._motion(d)))
+        if len({id(d.placement) for d, *_ in info}) == 1:
+            # Only one earlier mate could move: the two mates conflict, and the earlier one
+            # wins with its initial values (a loop closure needs two mates' DOFs).
+            self.trace.append(f"Loop closure of '{m.path}' not tried: only the free DOFs of "
+                              f"'{info[0][0].placement.mate.path}' move one side; the two mates "
+                              "conflict and the earlier one wins")
+            return False
         attempts: list[list[tuple[_Dof, float]]] = []
-        for d, _aff, side, mo in info:
-            for delta in solve_single(mo, points[side], points[1 - side], turns[side]):
-                attempts.append([(d, delta)])
         for a in range(len(info)):
             for b in range(a + 1, len(info)):
                 late, early = info[a], info[b]  # info is newest first
+                if late[0].placement is early[0].placement:
+                    continue  # one mate's own DOFs (a cylindrical's): that mate alone
                 if early[2] != late[2]:
                     sols = solve_pair_separate(early[3], points[early[2]], late[3], points[late[2]])
                 else:

@@ -3,10 +3,16 @@
 Layers, bottom up: :mod:`.lexer` and :mod:`.parser` (lossless concrete syntax tree,
 :mod:`.ast`), :mod:`.workspace` (bundles, namespaces, name lookup, 0.16 renames),
 :mod:`.evaluator` with :mod:`.natives`/:mod:`.mathlib` (lazy model instances, the Math
-functions), :mod:`.physics` (systems, bodies, connectors, mates of an instance),
-:mod:`.snap_input` (the SNAP solver's input), :mod:`.mapping` (core model <-> OpenPLX),
-:mod:`.edit`/:mod:`.writer` (text-preserving saves), :mod:`.format` (the registry's
-implementation module) and :mod:`.cli` (``snapframe snap``).
+functions), :mod:`.expansion` (how many elements a model expands to, before building it),
+:mod:`.physics` (systems, bodies, connectors, mates of an instance), :mod:`.forcing`
+(evaluating everything a file writes, for ``check``), :mod:`.snap_input` (the SNAP
+solver's input), :mod:`.mapping` (core model <-> OpenPLX), :mod:`.edit`/:mod:`.writer`
+(text-preserving saves), :mod:`.format` (the registry's implementation module) and
+:mod:`.cli` (``snapframe snap``); :mod:`.gcpause` keeps Python's garbage collector out of a
+load.
+
+A file that declares no ``Physics3D.System`` (or any file of a bundle) is a *library*: its
+models are templates, checked for real problems only (see :mod:`.cli`).
 
 Only the descriptor below is imported when formats are discovered.
 """

@@ -15,6 +15,16 @@
 ``local`` is relative to the owning system (connectors: expressed in the system that owns
 their body), ``pose`` is in the world (the assembled root system's frame).  A problem's
 column, when known, ends its message as ``(column N)``.
+
+A *library* (a file that declares models but no ``Physics3D.System``, such as most files of
+the official bundles) has nothing to assemble: ``snap`` reports the problems of its
+declarations (as ``snapframe check`` does), no frames and one warning (code
+``MODEL_WITHOUT_LINK``) saying so, and exits with :data:`EXIT_NOTHING_TO_ASSEMBLE` (1 if
+the file has errors).
+
+Exit codes of ``snapframe snap``: 0 assembled without errors; 1 the file has errors; 2 usage
+error, which includes a file with nothing to assemble (``snapframe check`` validates a
+library).
 """
 
 from __future__ import annotations
@@ -25,15 +35,24 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable
 
+from snapframe.core.commandline import EXIT_INPUT_ERROR, EXIT_OK, EXIT_USAGE
 from snapframe.core.diagnostics import Code, Diagnostic, Diagnostics, Severity
 from snapframe.core.json_output import json_numbers as _round
 
 from .errors import OpenPlxProblem
-from .evaluator import UNSET, Obj
+from .evaluator import Obj
+from .expansion import budget_problem
+from .forcing import Forcer
+from .gcpause import gc_paused
 from .loader import OpenPlxFile, load_file
 from .snap_input import assemble
 
-__all__ = ["snap_command", "check", "check_file", "add_arguments", "run", "locate"]
+__all__ = ["snap_command", "check", "check_file", "add_arguments", "run", "locate",
+           "evaluate_all", "assembly_diagnostics", "EXIT_NOTHING_TO_ASSEMBLE"]
+
+#: Exit code of ``snapframe snap`` on a library: a usage error (the file is fine, the
+#: command does not apply to it).
+EXIT_NOTHING_TO_ASSEMBLE = EXIT_USAGE
 
 
 def _record(code: str, message: str, file: str, line: int) -> dict:
@@ -48,6 +67,11 @@ def _problem_record(p: OpenPlxProblem) -> dict:
 def snap_command(path: str | Path, model_name: str | None = None, trace: bool = False) -> dict:
     """Load ``path``, assemble ``model_name`` (default: the last top-level
     ``Physics3D.System``) with SNAP and report every system, body and connector."""
+    with gc_paused():
+        return _snap_command(path, model_name, trace)
+
+
+def _snap_command(path: str | Path, model_name: str | None, trace: bool) -> dict:
     from snapframe.core.snap import solve
 
     file = load_file(path)
@@ -55,8 +79,13 @@ def snap_command(path: str | Path, model_name: str | None = None, trace: bool = 
     snap_diags: list[Diagnostic] = []
     trace_lines: list[str] = []
     unreadable = any(p.code == Code.FILE_READ for p in file.problems)
+    library = model_name is None and not unreadable and file.default_model() is None
+    if library:
+        # Nothing to assemble, but the file's own problems are still worth knowing (and
+        # make the exit code 1): check it as `snapframe check` does.
+        evaluate_all(file)
     try:
-        _, assembly, problem = ((None, None, None) if unreadable
+        _, assembly, problem = ((None, None, None) if unreadable or library
                                 else assemble(file, model_name, details=False))
     except RecursionError:
         file.too_deep()
@@ -87,10 +116,22 @@ def snap_command(path: str | Path, model_name: str | None = None, trace: bool = 
             errors.append(rec)
         elif d.severity == Severity.WARNING:
             warnings.append(rec)
+    if library:
+        warnings.append(_record(str(Code.MODEL_WITHOUT_LINK), _nothing_to_assemble(file),
+                                file.path, 0))
     out: dict[str, Any] = {"errors": errors, "warnings": warnings, "frames": frames}
     if trace:
         out["trace"] = trace_lines
     return out
+
+
+def _nothing_to_assemble(file: OpenPlxFile) -> str:
+    names = [s.name for s in file.symbols()]
+    what = (f"declares {len(names)} model{'s' if len(names) != 1 else ''} "
+            f"({', '.join(names[:3])}{', ...' if len(names) > 3 else ''}) but no "
+            if names else "declares no model, and no ")
+    return (f"nothing to assemble: the file {what}Physics3D.System; it is a library "
+            "(snapframe check validates it)")
 
 
 def locate(diagnostics: Iterable[Diagnostic], assembly: Any) -> list[Diagnostic]:
@@ -106,43 +147,77 @@ def locate(diagnostics: Iterable[Diagnostic], assembly: Any) -> list[Diagnostic]
     return out
 
 
-def evaluate_all(file: OpenPlxFile) -> dict[str, Obj]:
+def evaluate_all(file: OpenPlxFile, model_name: str | None = None) -> dict[str, Obj]:
     """Evaluate every attribute of every top-level model, so that each mistake is recorded
     in ``file``'s problems where it is written (not only where an assembly trips on it).
-    Returns the instances by model name, for :func:`assemble` to reuse."""
+    Returns the instance of the model to assemble by its name, for :func:`assemble` to
+    reuse.
+
+    Only the model to assemble (``model_name``, default the last System) must be complete;
+    the others are templates, evaluated leniently: a value that cannot be computed because
+    an attribute has no value is not a problem of theirs.  In a library every model is a
+    template, and attributes left without a value are parameters, not worth a warning."""
     instances: dict[str, Obj] = {}
+    ev = file.evaluator
+    root = file.symbol(model_name) if model_name is not None else file.default_model()
+    user_files = {file.path} | {ctx.path for _, ctx in file.ctx.imports}
+    forcer = Forcer(user_files, warn_unset=not file.is_library(),
+                    checked=[ev.model_type(s) for s in file.symbols()])
     try:
-        ev = file.evaluator
         for sym in file.symbols():
-            instances[sym.name] = obj = ev.instantiate(sym)
-            _force(obj, file, depth=0)
+            over = budget_problem(ev, ev.model_type(sym), sym.decl)
+            if over is not None:  # an expansion bomb: not built at all
+                file.problems.append(over)
+                continue
+            with ev.leniency(file.in_bundle or sym is not root):
+                obj = ev.instantiate(sym)
+                forcer.force(obj, own_only=sym is not root)
+            if sym is root:  # the others are done with (a long file holds no tables of them)
+                instances[sym.name] = obj
     except RecursionError:
         file.too_deep()
     return instances
 
 
+def assembly_diagnostics(file: OpenPlxFile, diagnostics: Iterable[Diagnostic], assembly: Any
+                         ) -> list[Diagnostic]:
+    """SNAP's findings worth reporting (warnings and errors), placed in the file.  For a
+    bundle's System (a template for the bundle's users) they are warnings: it is not
+    expected to assemble on its own."""
+    out = []
+    for d in locate(diagnostics, assembly):
+        if d.severity < Severity.WARNING:
+            continue
+        if file.in_bundle and d.is_error:
+            d = Diagnostic(Severity.WARNING, d.code, d.message, d.file, d.line, d.element,
+                           d.key)
+        out.append(d)
+    return out
+
+
 def check_file(file: OpenPlxFile) -> Diagnostics:
     """Problems of a loaded file: syntax, imports, names and types in every top-level
-    model, attributes left without a value, and the SNAP assembly of the default System."""
-    instances = evaluate_all(file)
-    try:
-        return _assembly_problems(file, instances)
-    except RecursionError:
-        file.too_deep()
-        return file.diagnostics()
+    model, attributes left without a value, and the SNAP assembly of the default System.
+    A library (see :meth:`OpenPlxFile.is_library`) is valid when its declarations are."""
+    with gc_paused():
+        instances = evaluate_all(file)
+        try:
+            return _assembly_problems(file, instances)
+        except RecursionError:
+            file.too_deep()
+            return file.diagnostics()
 
 
 def _assembly_problems(file: OpenPlxFile, instances: dict[str, Obj]) -> Diagnostics:
     if file.default_model() is not None:
         from snapframe.core.snap import solve
-        _, asm, problem = assemble(file, instances=instances)
+        with file.evaluator.leniency(file.in_bundle):
+            _, asm, problem = assemble(file, instances=instances)
         diags = Diagnostics()
         for p in file.all_problems():
             diags.add(p.to_diagnostic())
         if problem is not None:
-            for d in locate(solve(problem).diagnostics, asm):
-                if d.severity >= Severity.WARNING:
-                    diags.add(d)
+            diags.extend(assembly_diagnostics(file, solve(problem).diagnostics, asm))
         return diags
     return file.diagnostics()
 
@@ -152,27 +227,11 @@ def check(path: str | Path) -> Diagnostics:
     return check_file(load_file(path))
 
 
-def _force(obj: Obj, file: OpenPlxFile, depth: int) -> None:
-    """Evaluate every attribute of a user model (bundle internals only as far as a user
-    statement reaches), reporting attributes of user-declared type left unassigned."""
-    if depth > 16:
-        return
-    user_files = {file.path} | {ctx.path for _, ctx in file.ctx.imports}
-    for name in obj.names():
-        value = obj.try_get(name)
-        spec = obj.specs[name]
-        decl = spec.decl
-        if value is UNSET and decl is not None and decl.file in user_files:
-            obj.ev.report(f"'{obj.child_path(name)}' is declared without a value", decl,
-                          severity=Severity.WARNING)
-        if isinstance(value, Obj) and value.path == obj.child_path(name):
-            touched = any(m.stmt is not None and m.stmt.file in user_files for m in spec.mods)
-            if touched or (decl is not None and decl.file in user_files):
-                _force(value, file, depth + 1)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``snapframe snap`` (the :mod:`snapframe.core.commandline` contract)."""
+    parser.epilog = ("Exit codes: 0 assembled without errors, 1 the file has errors, 2 usage "
+                     "error, including a file with nothing to assemble (a library: no "
+                     "Physics3D.System; 'snapframe check' validates it).")
     parser.add_argument("file")
     parser.add_argument("--model", help="model to assemble (default: the last top-level "
                                         "Physics3D.System)")
@@ -181,7 +240,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``snapframe snap FILE [--model M] [--json] [--trace]``; exit 1 on errors."""
+    """``snapframe snap FILE [--model M] [--json] [--trace]``; exit 1 on errors, 2 when the
+    file has nothing to assemble."""
     out = snap_command(args.file, getattr(args, "model", None), getattr(args, "trace", False))
     if getattr(args, "json", False):
         print(json.dumps(out, indent=None))
@@ -198,4 +258,7 @@ def run(args: argparse.Namespace) -> int:
                   f"wxyz=({qw:.6g}, {qx:.6g}, {qy:.6g}, {qz:.6g})")
         for line in out.get("trace", []):
             print(f"trace: {line}")
-    return 1 if out["errors"] else 0
+    if out["errors"]:
+        return EXIT_INPUT_ERROR
+    # Every assembly has at least its root frame: none (and no error) means a library.
+    return EXIT_OK if out["frames"] else EXIT_NOTHING_TO_ASSEMBLE

@@ -19,6 +19,8 @@ and the offending value becomes :data:`OPAQUE`-like :class:`Opaque`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -31,7 +33,7 @@ from .workspace import (ATTRIBUTE_RENAMES, PRIMITIVES, FileContext, GlobalSymbol
                         NamespaceRef, Workspace, renamed_type, safe_resolve, snake_case)
 
 __all__ = ["Evaluator", "Obj", "Opaque", "UNSET", "TypeValue", "ModelType", "TypeInfo", "Mod",
-           "EvalError"]
+           "EvalError", "is_missing"]
 
 
 class _Unset:
@@ -69,14 +71,25 @@ class Opaque:
 
 
 class EvalError(Exception):
-    """Raised inside the evaluator and turned into a problem at the nearest node."""
+    """Raised inside the evaluator and turned into a problem at the nearest node.
+
+    ``incomplete``: the value that could not be used is missing (an attribute nobody
+    assigned) or unknown (an earlier problem): the model is incomplete here rather than
+    wrong, as the models of a library are until someone uses them.
+    """
 
     def __init__(self, message: str, node: A.Node | None = None,
-                 code: Code = Code.ELEMENT_INVALID) -> None:
+                 code: Code = Code.ELEMENT_INVALID, incomplete: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.node = node
         self.code = code
+        self.incomplete = incomplete
+
+
+def is_missing(value: Any) -> bool:
+    """A value that is not there: unassigned, an unset optional, or unknown (Opaque)."""
+    return value is UNSET or value is None or isinstance(value, Opaque)
 
 
 # -- types --------------------------------------------------------------------------
@@ -93,6 +106,9 @@ class ModelType:
         self.ctx = sym.ctx
         self._base: "ModelType | None | bool" = False   # False: not resolved yet
         self._ancestry: list[str] | None = None
+        self._parent_list: list[ModelType] | None = None
+        self._is_a: dict[str, bool] = {}
+        self._methods: frozenset[str] | None = None
 
     @property
     def is_trait(self) -> bool:
@@ -125,6 +141,8 @@ class ModelType:
 
     def _parents(self) -> list["ModelType"]:
         """Traits used in the body, traits on the declaration line, then the base."""
+        if self._parent_list is not None:
+            return self._parent_list
         out = []
         for stmt in self.decl.children:
             if isinstance(stmt, A.TraitUse):
@@ -135,12 +153,14 @@ class ModelType:
         out.extend(self.inline_traits())
         if self.base is not None:
             out.append(self.base)
+        self._parent_list = out
         return out
 
     def ancestry(self) -> list[str]:
         """Qualified names of this type, its bases and all traits mixed in, nearest first
         (a depth-first walk without recursion: a hostile chain of bases may be thousands
-        of models long; a cycle of 'is' is cut here and reported by chain())."""
+        of models long; a cycle of 'is' is cut here and reported by chain()).  Each type
+        keeps its own list: use :meth:`is_a` to test membership."""
         if self._ancestry is None:
             names: list[str] = []
             seen: set[str] = set()
@@ -162,7 +182,30 @@ class ModelType:
         return self._ancestry
 
     def is_a(self, qname: str) -> bool:
-        return qname in self.ancestry()
+        """Is ``qname`` this type, one of its bases or a trait mixed into one of them?
+
+        Answers are kept per type and name, and computed bottom-up without recursion, so a
+        chain of n models answers a question in n steps once (not n per model)."""
+        hit = self._is_a.get(qname)
+        if hit is not None:
+            return hit
+        stack: list[tuple[ModelType, bool]] = [(self, False)]
+        entered: set[int] = set()
+        while stack:
+            t, ready = stack.pop()
+            if ready:
+                t._is_a[qname] = t.qname == qname or any(
+                    p._is_a.get(qname, False) for p in t._parents())
+                continue
+            if qname in t._is_a or id(t) in entered:
+                continue  # known, or a cycle of 'is' (reported by chain()): not via here
+            entered.add(id(t))
+            if t.qname == qname:
+                t._is_a[qname] = True
+                continue
+            stack.append((t, True))
+            stack.extend((p, False) for p in t._parents() if qname not in p._is_a)
+        return self._is_a[qname]
 
     def chain(self) -> list["ModelType"]:
         """Base first, this type last (a cycle of ``is`` is cut and reported)."""
@@ -178,11 +221,22 @@ class ModelType:
             t = t.base
         return out[::-1]
 
-    def methods(self) -> set[str]:
-        names: set[str] = set()
-        for t in self.chain():
-            names.update(s.name for s in t.decl.children if isinstance(s, A.MethodDecl))
-        return names
+    def methods(self) -> frozenset[str]:
+        """Names of the ``fn`` declarations of this type and its bases."""
+        if self._methods is None:
+            pending: list[ModelType] = []
+            seen: set[str] = set()
+            t: ModelType | None = self
+            while t is not None and t._methods is None and t.qname not in seen:
+                seen.add(t.qname)
+                pending.append(t)
+                t = t.base
+            names = t._methods if t is not None and t._methods is not None else frozenset()
+            for t in reversed(pending):
+                own = {s.name for s in t.decl.children if isinstance(s, A.MethodDecl)}
+                names = names | own if own else names
+                t._methods = names
+        return self._methods  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         return f"ModelType({self.qname})"
@@ -231,14 +285,16 @@ class FuncRef:
 # -- modifiers and specs --------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class Mod:
     """One thing that sets or changes an attribute.
 
     ``path`` is relative to where the mod is stored: in an attribute's spec, ``()`` means
     the attribute itself.  Kinds: ``value`` (expression), ``const`` (a Python value made
     by a function), ``block`` (the statements of ``stmt.children`` apply to the value),
-    ``declare`` / ``becomes`` (a dotted ``a.b is T`` / ``a.b becomes T``).
+    ``declare`` / ``becomes`` (a dotted ``a.b is T`` / ``a.b becomes T``).  ``scope`` is the
+    instance whose declaration the mod is written in; in a type's template it is the
+    placeholder ``_SELF`` ("the instance that owns the spec"), bound when the mod leaves it.
     """
 
     kind: str
@@ -254,15 +310,25 @@ class Mod:
         return Mod(self.kind, self.path[1:], self.stmt, self.scope, self.ctx, self.expr,
                    self.value, self.is_default)
 
+    def bound(self, obj: "Obj") -> "Mod":
+        """This mod with the placeholder scope replaced by ``obj``."""
+        if self.scope is not _SELF:
+            return self
+        return Mod(self.kind, self.path, self.stmt, obj, self.ctx, self.expr, self.value,
+                   self.is_default)
+
     @property
     def is_assignment(self) -> bool:
         """Sets a value (not a declaration default, not a type change)."""
         return self.kind in ("value", "const", "block") and not self.is_default
 
 
-@dataclass
+@dataclass(slots=True)
 class Spec:
-    """An attribute of an instance: where it was declared, its type and its modifiers."""
+    """An attribute of an instance: where it was declared, its type and its modifiers.
+
+    Instances share their type's template specs until one is changed (``owner`` is the
+    object a spec belongs to; :meth:`Obj._own` copies a spec before changing it)."""
 
     name: str
     decl: A.Stmt | None
@@ -272,18 +338,19 @@ class Spec:
     reference: bool = False
     mods: list[Mod] = field(default_factory=list)
     _type: TypeInfo | None = None
+    owner: Any = field(default=None, repr=False)
+    #: The value of a template spec whose value is a literal (``x is Real: 0``): the same
+    #: for every instance that shares the spec, so it is computed once.
+    literal: Any = field(default=None, repr=False)
 
-    def copy(self) -> "Spec":
+    def copy(self, owner: Any = None) -> "Spec":
         return Spec(self.name, self.decl, self.texpr, self.tctx, self.optional, self.reference,
-                    list(self.mods), self._type)
+                    list(self.mods), self._type, owner)
 
-    def bound(self, obj: "Obj") -> "Spec":
+    def bound(self, obj: "Obj", owner: Any = None) -> "Spec":
         """A copy whose template modifiers evaluate in ``obj``."""
-        mods = [m if m.scope is not _SELF else
-                Mod(m.kind, m.path, m.stmt, obj, m.ctx, m.expr, m.value, m.is_default)
-                for m in self.mods]
         return Spec(self.name, self.decl, self.texpr, self.tctx, self.optional, self.reference,
-                    mods, self._type)
+                    [m.bound(obj) for m in self.mods], self._type, owner)
 
 
 class _SelfScope:
@@ -294,6 +361,8 @@ class _SelfScope:
 
 
 _SELF: Any = _SelfScope()
+#: The owner of the specs of a finished template: shared, copied by whoever changes one.
+_TEMPLATE: Any = object()
 
 
 # -- instances ----------------------------------------------------------------------
@@ -301,10 +370,14 @@ _SELF: Any = _SelfScope()
 
 class Obj:
     """An instance of a model.  ``path`` is its dotted place in the tree (None for an
-    anonymous value such as a function result)."""
+    anonymous value such as a function result).
 
-    __slots__ = ("ev", "type", "path", "specs", "extra_traits", "_cache", "_busy", "_traits",
-                 "_self")
+    Building one is cheap: it shares its type's template specs (copied on write, see
+    :meth:`_own`) and holds no reference to itself, so the evaluated tree is not a web of
+    cycles for Python's garbage collector to scan."""
+
+    __slots__ = ("ev", "type", "path", "specs", "extra_traits", "_cache", "_traits",
+                 "_shared", "_delta", "made")
 
     def __init__(self, ev: "Evaluator", mtype: ModelType, path: str | None,
                  mods: list[Mod] | tuple = (), extra_traits: list[ModelType] | tuple = (),
@@ -312,29 +385,20 @@ class Obj:
         self.ev = ev
         self.type = mtype
         self.path = path
-        self.specs: dict[str, Spec] = {}
         self.extra_traits = list(extra_traits)
         self._cache: dict[str, Any] = {}
-        self._busy: set[str] = set()
-        self._traits: set[str] = set()
-        self._self: Any = self   # the scope of the type's own statements
+        self._delta: dict[str, None] | None = None  # a template being built: names it set
+        #: For a value a function made (Evaluator.make): the attributes it was given.
+        self.made: tuple[tuple[str, Any], ...] | None = None
         if _blank:
+            self.specs: dict[str, Spec] = {}
+            self._traits: set[str] | frozenset[str] = set()
+            self._shared = False
             return
-        # The type's own statements give the same specs for every instance: build them
-        # once per (type, traits) with a placeholder scope, then bind it to this object.
-        key = (mtype, tuple(self.extra_traits))
-        template = ev._templates.get(key)
-        if template is None:
-            proto = Obj(ev, mtype, None, extra_traits=self.extra_traits, _blank=True)
-            proto._self = _SELF
-            for t in mtype.chain():
-                proto._apply_type(t)
-            for t in proto.extra_traits:
-                proto._apply_trait(t)
-            template = (proto.specs, frozenset(proto._traits))
-            ev._templates[key] = template
-        self.specs = {name: spec.bound(self) for name, spec in template[0].items()}
-        self._traits = set(template[1])
+        # The type's own statements give the same specs for every instance: the template
+        # is built once per (type, traits) and shared until this instance changes a spec.
+        self.specs, self._traits = ev.template(mtype, tuple(self.extra_traits))
+        self._shared = True
         for m in mods:
             self.apply(m)
 
@@ -347,21 +411,32 @@ class Obj:
     def has(self, name: str) -> bool:
         return name in self.specs
 
+    def is_modified(self) -> bool:
+        """Has this instance specs of its own (modifiers from where it is declared, or a
+        copy with more)?  An unmodified instance has exactly its model's values: every one
+        of them depends only on the model's own statements."""
+        return not self._shared
+
     def names(self) -> list[str]:
         return list(self.specs)
 
     def get(self, name: str, node: A.Node | None = None) -> Any:
         """The value of an attribute (computed on first access)."""
-        if name in self._cache:
-            return self._cache[name]
+        cache = self._cache
+        if name in cache:
+            return cache[name]
         spec = self.specs.get(name)
         if spec is None:
             raise EvalError(f"'{self.type.qname}' has no attribute '{name}'", node)
-        if name in self._busy:
-            self.ev.report(f"circular reference while evaluating '{self.child_path(name)}'",
-                           node or spec.decl)
-            return Opaque("circular")
+        if spec.literal is not None and spec.owner is not self:
+            cache[name] = value = spec.literal[0]
+            return value
         ev = self.ev
+        key = (id(self), name)
+        if key in ev._busy:
+            ev.report(f"circular reference while evaluating '{self.child_path(name)}'",
+                      node or spec.decl)
+            return Opaque("circular")
         if ev._depth >= MAX_VALUE_DEPTH:
             # x0: x1, x1: x2, ... thousands deep would exhaust Python's recursion.  One
             # report: the rest of such a chain fails for the same reason.
@@ -371,14 +446,14 @@ class Obj:
             raise EvalError(f"'{self.child_path(name)}' is nested too deeply: evaluating it "
                             f"needs more than {MAX_VALUE_DEPTH} attribute values at once",
                             node or spec.decl)
-        self._busy.add(name)
+        ev._busy.add(key)
         ev._depth += 1
         try:
             value = self._compute(spec)
         finally:
             ev._depth -= 1
-            self._busy.discard(name)
-        self._cache[name] = value
+            ev._busy.discard(key)
+        cache[name] = value
         return value
 
     def try_get(self, name: str, default: Any = None) -> Any:
@@ -405,21 +480,45 @@ class Obj:
     def __repr__(self) -> str:
         return f"Obj({self.type.qname} at {self.path})"
 
+    # -- copy on write --------------------------------------------------------------
+    def _own_specs(self) -> dict[str, Spec]:
+        """This instance's own spec table (a copy of the shared template on first write)."""
+        if self._shared:
+            self.specs = dict(self.specs)
+            self._shared = False
+        return self.specs
+
+    def _own(self, name: str) -> Spec:
+        """The spec ``name``, made this instance's own before it is changed."""
+        specs = self._own_specs()
+        spec = specs[name]
+        if spec.owner is not self:
+            spec = specs[name] = spec.copy(self)
+            if self._delta is not None:
+                self._delta[name] = None
+        return spec
+
+    def _own_traits(self) -> set[str]:
+        if not isinstance(self._traits, set):
+            self._traits = set(self._traits)
+        return self._traits
+
     # -- building -------------------------------------------------------------------
     def _apply_type(self, t: ModelType) -> None:
         for stmt in t.decl.children:
-            self._apply_stmt(stmt, self._self, t.ctx, default=True)
+            self._apply_stmt(stmt, _SELF, t.ctx, default=True)
         for trait in t.inline_traits():
             self._apply_trait(trait)
 
     def _apply_trait(self, trait: ModelType) -> None:
         if trait.qname in self._traits:
             return
-        self._traits.add(trait.qname)
+        traits = self._own_traits()
+        traits.add(trait.qname)
         for t in trait.chain():
-            if t is not trait and t.qname in self._traits:
+            if t is not trait and t.qname in traits:
                 continue
-            self._traits.add(t.qname)
+            traits.add(t.qname)
             self._apply_type(t)
 
     def _apply_stmt(self, stmt: A.Stmt, scope: "Obj | None", ctx: FileContext,
@@ -445,7 +544,7 @@ class Obj:
 
     def _declare(self, name: str, stmt: A.AttrDecl, scope: "Obj | None", ctx: FileContext,
                  default: bool) -> None:
-        spec = Spec(name, stmt, stmt.type, ctx, stmt.optional, stmt.type.reference)
+        spec = Spec(name, stmt, stmt.type, ctx, stmt.optional, stmt.type.reference, owner=self)
         old = self.specs.get(name)
         if old is not None and (not default or old.decl is not stmt):
             # Also in a model's own body: 'local_transform is X' in a System replaces the
@@ -456,7 +555,9 @@ class Obj:
             spec.mods.append(Mod("value", (), stmt, scope, ctx, stmt.value, is_default=True))
         if stmt.has_block:
             spec.mods.append(Mod("block", (), stmt, scope, ctx, is_default=True))
-        self.specs[name] = spec
+        self._own_specs()[name] = spec
+        if self._delta is not None:
+            self._delta[name] = None
         self._cache.pop(name, None)
 
     def _becomes(self, name: str, mod: Mod) -> None:
@@ -465,6 +566,7 @@ class Obj:
         spec = self._spec_for(name, mod)
         if spec is None:
             return
+        spec = self._own(spec.name)
         before, after = self.ev.spec_type(spec), self.ev.type_info(stmt.type, mod.ctx)
         if _narrows(after, before):
             spec.texpr, spec.tctx, spec._type = stmt.type, mod.ctx, None
@@ -507,13 +609,14 @@ class Obj:
         spec = self._spec_for(path[0], mod)
         if spec is None:
             return
-        spec.mods.append(mod.shifted())
+        self._own(spec.name).mods.append(mod.shifted())
         self._cache.pop(spec.name, None)
 
     def derive(self, mods: list[Mod], path: str | None) -> "Obj":
-        """A copy of this instance with more modifiers applied."""
+        """A copy of this instance with more modifiers applied (its own statements still
+        read this instance, as they did before the copy)."""
         new = Obj(self.ev, self.type, path, extra_traits=self.extra_traits, _blank=True)
-        new.specs = {k: s.copy() for k, s in self.specs.items()}
+        new.specs = {k: s.bound(self, new) for k, s in self.specs.items()}
         new._traits = set(self._traits)
         for m in mods:
             new.apply(m)
@@ -530,11 +633,21 @@ class Obj:
             if not m.path and m.kind in ("value", "const"):
                 last = i
         if last is not None:
-            base = ev.mod_value(mods[last], ti, self)
+            m = mods[last]
+            e = m.expr
+            if m.kind == "const":
+                base = m.value
+            elif type(e) in _LITERALS and not (type(e) is A.StringLit and e.kind == "at"):
+                base = e.value  # x is Real: 0 - most defaults: no scope, nothing to evaluate
+                ev._check_type(base, ti, e)
+                if last == len(mods) - 1 and spec.owner is not self:
+                    spec.literal = (base,)  # shared: every instance holding it gets this value
+            else:
+                base = ev.mod_value(m.bound(self), ti, self)
             rest = mods[last + 1:]
             if rest:
                 if isinstance(base, Obj):
-                    return base.derive(rest, child)
+                    return base.derive([m.bound(self) for m in rest], child)
                 if not isinstance(base, Opaque):
                     ev.report(f"cannot assign parts of '{spec.name}' (a {ev.describe(base)})",
                               _path_node(rest[0]))
@@ -543,7 +656,7 @@ class Obj:
         if ti.kind == "model" and ti.model is not None:
             if (spec.optional or spec.reference) and not mods:
                 return None
-            return Obj(ev, ti.model, child, mods, ti.traits)
+            return Obj(ev, ti.model, child, [m.bound(self) for m in mods], ti.traits)
         if ti.kind == "unknown":
             return Opaque(f"unknown type of '{child}'")
         if mods:
@@ -555,6 +668,9 @@ class Obj:
                 ev.report(f"cannot assign parts of '{spec.name}' (type {ti})", where)
             return Opaque("bad assignment")
         return None if spec.optional else UNSET
+
+
+_LITERALS = (A.NumberLit, A.BoolLit, A.StringLit)
 
 
 def _narrows(new: TypeInfo, old: TypeInfo) -> bool:
@@ -617,19 +733,57 @@ class Evaluator:
         self._seen: set = set()
         self._depth = 0  # attribute values being computed right now (Obj.get nesting)
         self._too_deep = False  # the nesting limit was reported
+        #: Evaluating models as templates (a library, or models of a file other than the
+        #: one assembled): problems that only say a value is missing are not reported.
+        self.lenient = False
+        self._quiet = False  # see peek_type()
         self._types: dict[str, ModelType] = {}
         self._consts: dict[str, Obj] = {}
         self._globals: dict[str, Any] = {}
         self._globals_busy: set[str] = set()
         self._type_infos: dict[tuple[int, int], tuple[A.TypeExpr | None, TypeInfo]] = {}
-        self._templates: dict[tuple, tuple[dict[str, Spec], frozenset]] = {}
+        # Templates (see template()): each kept as its parent's key plus the specs its own
+        # statements changed (linear in the source); full tables only for the most recently
+        # used, since a chain of n models would otherwise hold n tables of up to n specs.
+        self._deltas: dict[tuple, tuple[tuple | None, tuple[str, ...]]] = {}
+        self._changed: dict[tuple, tuple[dict[str, Spec], frozenset[str]]] = {}
+        self._replaced: dict[tuple, dict[str, Spec]] = {}
+        self._tables: OrderedDict[tuple, tuple[dict[str, Spec], frozenset]] = OrderedDict()
+        #: (id(object), attribute) being computed right now (a circular definition check).
+        self._busy: set[tuple[int, str]] = set()
+        # Per type: natives found by name, declared parameter types, operator dispatch kind.
+        self._native_of: dict[tuple[ModelType, str], Callable | None] = {}
+        self._params_of: dict[tuple[ModelType, str], list[TypeInfo | None]] = {}
+        self._kinds: dict[tuple, str] = {}
+        self._named: dict[str, ModelType] = {}
+        #: Elements each model expands to (see :mod:`.expansion`), by expansion node.
+        self.expansion_counts: dict[Any, int] = {}
+        #: Results other modules work out once per model (keys start with their name).
+        self.memo: dict[tuple, Any] = {}
+        #: Values of expressions that read no instance (see mod_value), and the count of
+        #: attribute reads that tells them apart.
+        self._pure: dict[tuple[int, int], tuple] = {}
+        self._reads = 0
         from .natives import NATIVES, OPERATORS  # local: natives imports this module
         self.natives: dict[tuple[str, str], Callable] = NATIVES
         self.operators = OPERATORS
 
     # -- problems -------------------------------------------------------------------
+    @contextmanager
+    def leniency(self, lenient: bool) -> Iterator[None]:
+        """Set :attr:`lenient` for the duration of a ``with`` block."""
+        before, self.lenient = self.lenient, lenient
+        try:
+            yield
+        finally:
+            self.lenient = before
+
     def report(self, message: str, node: A.Node | None, code: Code = Code.ELEMENT_INVALID,
-               severity: Severity = Severity.ERROR) -> None:
+               severity: Severity = Severity.ERROR, incomplete: bool = False) -> None:
+        """Record a problem once per place.  ``incomplete`` problems (see
+        :class:`EvalError`) are not recorded while :attr:`lenient` is set."""
+        if (incomplete and self.lenient) or self._quiet:
+            return
         file, line, col = (node.file, node.line, node.col) if node is not None else ("", 0, 0)
         # One report per place: the same statement evaluated for several instances (a model
         # and the models extending it) gives messages that differ only in the instance path.
@@ -640,7 +794,7 @@ class Evaluator:
         self.problems.append(OpenPlxProblem(message, file, line, col, code, severity))
 
     def report_error(self, exc: EvalError) -> None:
-        self.report(exc.message, exc.node, exc.code)
+        self.report(exc.message, exc.node, exc.code, incomplete=exc.incomplete)
 
     # -- types ----------------------------------------------------------------------
     def model_type(self, sym: ModelSymbol) -> ModelType:
@@ -652,11 +806,14 @@ class Evaluator:
 
     def type_named(self, qname: str) -> ModelType:
         """A bundle type by qualified name (``Math.Vec3``); raises if it is missing."""
-        sym = self.ws.lookup(qname)
-        if not isinstance(sym, ModelSymbol):
-            raise EvalError(f"the bundle type '{qname}' is not available (is openplx-bundles "
-                            "installed?)")
-        return self.model_type(sym)
+        t = self._named.get(qname)
+        if t is None:
+            sym = self.ws.lookup(qname)
+            if not isinstance(sym, ModelSymbol):
+                raise EvalError(f"the bundle type '{qname}' is not available (is "
+                                "openplx-bundles installed?)")
+            t = self._named[qname] = self.model_type(sym)
+        return t
 
     def resolve_type_name(self, q: A.QName, ctx: FileContext | None, report: bool = True
                           ) -> ModelType | str | None:
@@ -689,6 +846,15 @@ class Evaluator:
                 info = TypeInfo(info.kind, info.name, info.model, info.elem, info.options, traits)
             return info
         return TypeInfo("union", str(texpr), options=options, traits=traits)
+
+    def peek_type(self, texpr: A.TypeExpr | None, ctx: FileContext | None) -> TypeInfo:
+        """:meth:`type_info` without reporting anything: a look ahead (the problems of the
+        type are reported when the evaluation reaches it, in the order it does)."""
+        before, self._quiet = self._quiet, True
+        try:
+            return self.type_info(texpr, ctx)
+        finally:
+            self._quiet = before
 
     def _type_ref(self, ref: A.TypeRef, ctx: FileContext | None) -> TypeInfo:
         t = self.resolve_type_name(ref.name, ctx)
@@ -727,16 +893,131 @@ class Evaluator:
 
     def attribute_names(self, t: ModelType) -> list[str]:
         """Attributes of a type in declaration order (what ``{...}`` fills)."""
-        template = self._templates.get((t, ()))
-        if template is None:
-            Obj(self, t, None)
-            template = self._templates[(t, ())]
-        return list(template[0])
+        return list(self.template(t)[0])
+
+    def template(self, t: ModelType, traits: tuple[ModelType, ...] = ()
+                 ) -> tuple[dict[str, Spec], frozenset[str]]:
+        """The specs every instance of ``t`` (with extra ``traits``) starts from, and the
+        traits applied.  Shared: instances copy what they change.  Built once per type,
+        each from its base's template plus its own statements, so a chain of n models costs
+        n steps rather than n^2 (see :meth:`template_delta`)."""
+        key = (t, traits)
+        hit = self._tables.get(key)
+        if hit is not None:
+            self._tables.move_to_end(key)
+            return hit
+        if key in self._deltas:
+            return self._rebuild(key)
+        if traits:
+            specs, applied = self.template(t)
+            proto = self._proto(t, specs, applied)
+            for trait in traits:
+                proto._apply_trait(trait)
+            return self._keep(key, proto, (t, ()), specs)
+        pending: list[ModelType] = []
+        seen: set[str] = set()
+        cur: ModelType | None = t
+        while cur is not None and (cur, ()) not in self._deltas:
+            if cur.qname in seen:
+                # 'is' loops back: chain() reports it and cuts it where it closes; this
+                # type's specs are built from that chain and kept for it alone.
+                proto = self._proto(t, {}, frozenset())
+                for x in t.chain():
+                    proto._apply_type(x)
+                return self._keep(key, proto, None, {})
+            seen.add(cur.qname)
+            pending.append(cur)
+            cur = cur.base
+        parent = (cur, ()) if cur is not None else None
+        hit = None
+        for x in reversed(pending):
+            specs, applied = self.template(*parent) if parent else ({}, frozenset())
+            proto = self._proto(x, specs, applied)
+            proto._apply_type(x)
+            hit = self._keep((x, ()), proto, parent, specs)
+            parent = (x, ())
+        return hit if hit is not None else self.template(t)
+
+    def template_delta(self, t: ModelType, traits: tuple[ModelType, ...] = ()
+                       ) -> tuple[tuple | None, tuple[str, ...]]:
+        """``(parent template key, names)``: the template ``t`` is built from (its base's,
+        or for extra traits its own plain one; None when built from nothing) and the
+        attributes its own statements declare or change, in the order they did."""
+        key = (t, traits)
+        if key not in self._deltas:
+            self.template(t, traits)
+        return self._deltas[key]
+
+    #: Full spec tables kept at once (the rest are rebuilt from their parents on demand).
+    TABLES_KEPT = 256
+
+    def template_changes(self, t: ModelType, traits: tuple[ModelType, ...] = ()
+                         ) -> tuple[tuple | None, dict[str, Spec], dict[str, Spec]]:
+        """``(parent key, changed, replaced)``: the specs the template's own statements
+        made, and the parent's specs they replaced (without building full tables)."""
+        key = (t, traits)
+        parent, _ = self.template_delta(t, traits)
+        return parent, self._changed[key][0], self._replaced[key]
+
+    def _keep(self, key: tuple, proto: Obj, parent: tuple | None, parent_specs: dict
+              ) -> tuple[dict[str, Spec], frozenset[str]]:
+        changed = tuple(proto._delta or ()) if parent is not None else tuple(proto.specs)
+        traits = frozenset(proto._traits)
+        for name in changed:
+            # Finished: nobody owns a template's specs (and a spec that pointed back at the
+            # prototype would keep every replaced table alive in a reference cycle).
+            proto.specs[name].owner = _TEMPLATE
+        self._deltas[key] = (parent, changed)
+        self._changed[key] = ({n: proto.specs[n] for n in changed}, traits)
+        self._replaced[key] = {n: parent_specs[n] for n in changed if n in parent_specs}
+        return self._remember(key, (proto.specs, traits))
+
+    def _remember(self, key: tuple, table: tuple[dict[str, Spec], frozenset[str]]
+                  ) -> tuple[dict[str, Spec], frozenset[str]]:
+        self._tables[key] = table
+        if len(self._tables) > self.TABLES_KEPT:
+            self._tables.popitem(last=False)
+        return table
+
+    def _rebuild(self, key: tuple) -> tuple[dict[str, Spec], frozenset[str]]:
+        """The full table of a template whose table was let go: its nearest kept
+        ancestor's, with the changes of each template down to it applied again (the very
+        same spec objects, in the same order)."""
+        path: list[tuple] = []
+        k: tuple | None = key
+        while k is not None and k not in self._tables:
+            path.append(k)
+            k = self._deltas[k][0]
+        specs = dict(self._tables[k][0]) if k is not None else {}
+        if k is not None:
+            self._tables.move_to_end(k)
+        for k in reversed(path):
+            specs.update(self._changed[k][0])
+        table = (specs, self._changed[key][1])
+        return self._remember(key, table)
+
+    def _proto(self, t: ModelType, specs: dict[str, Spec], traits: frozenset[str]) -> Obj:
+        """A blank instance that a template is built in (its specs start as ``specs``)."""
+        proto = Obj(self, t, None, _blank=True)
+        proto.specs, proto._traits = dict(specs), set(traits)
+        proto._delta = {}
+        return proto
 
     def make(self, qname: str, **values: Any) -> Obj:
-        """An anonymous instance of a bundle type with some attributes set."""
-        t = self.type_named(qname)
-        return Obj(self, t, None, [Mod("const", (k,), value=v) for k, v in values.items()])
+        """An anonymous instance of a bundle type with some attributes set (as ``const``
+        modifiers, whose values are known at once: no evaluation needed to read them)."""
+        obj = Obj(self, self.type_named(qname), None)
+        specs = obj._own_specs()
+        for k, v in values.items():
+            spec = specs.get(k)
+            if spec is None:  # not an attribute of the type: the general path reports it
+                obj.apply(Mod("const", (k,), value=v))
+                continue
+            spec = specs[k] = spec.copy(obj)
+            spec.mods.append(Mod("const", (), value=v))
+            obj._cache[k] = _adopt(v, k)
+        obj.made = tuple(values.items())
+        return obj
 
     def global_value(self, sym: GlobalSymbol) -> Any:
         if sym.qname in self._globals:
@@ -763,11 +1044,48 @@ class Evaluator:
 
     # -- expressions ----------------------------------------------------------------
     def mod_value(self, mod: Mod, ti: TypeInfo, target: Obj | None) -> Any:
+        """The value a modifier gives (type-checked).
+
+        An expression that reads no attribute of any instance (``Math.Vec3.from_xyz(1, 0,
+        0)``, ``Math.PI / 2``) has the same value wherever it is evaluated: the first
+        evaluation is kept per expression and declared type, and later ones rebuild that
+        value without evaluating (a model used a thousand times evaluates it once)."""
         if mod.kind == "const":
             return mod.value
-        value = self.eval(mod.expr, _Env(mod.scope, mod.ctx, target), ti)
-        self._check_type(value, ti, expr_start(mod.expr) if mod.expr is not None else None)
+        e = mod.expr
+        key = (id(e), id(ti))
+        hit = self._pure.get(key)
+        if hit is not None and hit[0] is e and hit[1] is ti:
+            return self._rebuild_value(hit[2])
+        reads, problems = self._reads, len(self.problems)
+        value = self.eval(e, _Env(mod.scope, mod.ctx, target), ti)
+        self._check_type(value, ti, e)
+        if self._reads == reads and len(self.problems) == problems:
+            recipe = self._recipe(value)
+            if recipe is not None:
+                self._pure[key] = (e, ti, recipe)
         return value
+
+    def _recipe(self, value: Any) -> tuple | None:
+        """How to build ``value`` again: a plain value, or a Math value made by a function
+        (only ``const`` attributes, themselves rebuildable); None for anything else (an
+        instance of the tree, a reference, a list, something unknown)."""
+        if isinstance(value, (bool, int, float, str)):
+            return ("value", value)
+        if isinstance(value, Obj) and value.made is not None:
+            parts = []
+            for name, part in value.made:
+                recipe = self._recipe(part)
+                if recipe is None:
+                    return None
+                parts.append((name, recipe))
+            return ("made", value.type.qname, tuple(parts))
+        return None
+
+    def _rebuild_value(self, recipe: tuple) -> Any:
+        if recipe[0] == "value":
+            return recipe[1]
+        return self.make(recipe[1], **{name: self._rebuild_value(r) for name, r in recipe[2]})
 
     def eval(self, e: A.Expr | None, env: _Env, expected: TypeInfo | None = None) -> Any:
         """Evaluate an expression; errors are reported and give an :class:`Opaque`."""
@@ -776,7 +1094,7 @@ class Evaluator:
         try:
             value = self._eval(e, env, expected)
         except EvalError as exc:
-            self.report(exc.message, exc.node or e, exc.code)
+            self.report(exc.message, exc.node or e, exc.code, incomplete=exc.incomplete)
             return Opaque(exc.message)
         except RecursionError:
             # Backstop for nesting the explicit limits do not bound (deep expressions in a
@@ -806,6 +1124,7 @@ class Evaluator:
         if isinstance(e, A.ThisRef):
             if env.scope is None:
                 raise EvalError("'this' is only meaningful inside a model", e)
+            self._reads += 1
             return env.scope
         if isinstance(e, A.Paren):
             return self._eval(e.inner, env, expected)
@@ -828,6 +1147,7 @@ class Evaluator:
             elem = expected.elem if expected is not None and expected.kind == "array" else None
             return [self._eval(i, env, elem) for i in e.items]
         if isinstance(e, A.InitLit):
+            self._reads += 1  # its values are evaluated later, in this scope
             return self._initializer(e, env, expected)
         raise EvalError(f"cannot evaluate {type(e).__name__}", e)
 
@@ -892,6 +1212,7 @@ class Evaluator:
         n = e.name
         for obj in (env.scope, env.target):
             if obj is not None and obj.has(n):
+                self._reads += 1
                 return obj.get(n, e)
         found, rest, renamed = self.ws.resolve((n,), env.ctx)
         if found is None:
@@ -906,7 +1227,7 @@ class Evaluator:
             return target
         if isinstance(target, NamespaceRef):
             parts = target.parts + (name,)
-            sym = self.ws.namespace(target.parts).get(name)
+            sym = self.ws.symbol_in(target.parts, name)
             if sym is not None:
                 return self.symbol_value(sym)
             if self.ws.is_namespace(parts):
@@ -932,16 +1253,22 @@ class Evaluator:
                 return FuncRef(target.type, name, target)
             raise EvalError(f"'{target.type.qname}' has no attribute '{name}'", e)
         if target is UNSET or target is None:
-            raise EvalError(f"cannot read '{name}' of an attribute that has no value", e)
+            raise EvalError(f"cannot read '{name}' of an attribute that has no value", e,
+                            incomplete=True)
         raise EvalError(f"a {self.describe(target)} has no attribute '{name}'", e)
 
     def _find_native(self, t: ModelType, name: str, obj: Obj | None) -> Callable | None:
+        key = (t, name)
+        if key in self._native_of:
+            return self._native_of[key]
+        found = None
+        snake = snake_case(name)
         for q in t.ancestry():
-            for candidate in (name, snake_case(name)):
-                f = self.natives.get((q, candidate))
-                if f is not None:
-                    return f
-        return None
+            found = self.natives.get((q, name)) or self.natives.get((q, snake))
+            if found is not None:
+                break
+        self._native_of[key] = found
+        return found
 
     def _call(self, e: A.Call, env: _Env) -> Any:
         func = self._eval(e.func, env, None)
@@ -969,16 +1296,23 @@ class Evaluator:
         try:
             return native(self, func.self_obj, args)
         except EvalError as exc:
-            raise EvalError(exc.message, exc.node or e, exc.code) from None
+            raise EvalError(exc.message, exc.node or e, exc.code, exc.incomplete) from None
         except (ArithmeticError, ValueError, TypeError) as exc:
             raise EvalError(f"{func.type.qname}.{func.name}: {exc}", e) from None
 
     def _param_types(self, func: FuncRef) -> list[TypeInfo | None]:
         """Declared parameter types of a method (they type ``{...}`` arguments)."""
+        key = (func.type, func.name)
+        hit = self._params_of.get(key)
+        if hit is None:
+            hit = self._params_of[key] = self._find_param_types(func)
+        return hit
+
+    def _find_param_types(self, func: FuncRef) -> list[TypeInfo | None]:
+        names = (func.name, snake_case(func.name))
         for t in reversed(func.type.chain()):
             for stmt in t.decl.children:
-                if isinstance(stmt, A.MethodDecl) and stmt.name in (func.name,
-                                                                     snake_case(func.name)):
+                if isinstance(stmt, A.MethodDecl) and stmt.name in names:
                     return [self._type_ref(p.type, t.ctx) for p in stmt.params]
         return []
 
@@ -988,7 +1322,8 @@ class Evaluator:
         if isinstance(target, Opaque):
             return target
         if not isinstance(target, list):
-            raise EvalError(f"only arrays can be indexed, not a {self.describe(target)}", e)
+            raise EvalError(f"only arrays can be indexed, not a {self.describe(target)}", e,
+                            incomplete=is_missing(target))
         if isinstance(index, float) and index.is_integer():
             index = int(index)
         if not isinstance(index, int) or isinstance(index, bool):
@@ -1021,10 +1356,12 @@ class Evaluator:
         f = self.operators.get((op, ka, kb))
         if f is None:
             sym = "-" if op == "neg" else op
+            missing = is_missing(a) or (op != "neg" and is_missing(b))
             if op == "neg":
-                raise EvalError(f"unary '-' is not defined for a {self.describe(a)}", e)
+                raise EvalError(f"unary '-' is not defined for a {self.describe(a)}", e,
+                                incomplete=missing)
             raise EvalError(f"operator '{sym}' is not defined for {self.describe(a)} and "
-                            f"{self.describe(b)}", e)
+                            f"{self.describe(b)}", e, incomplete=missing)
         try:
             return f(self, a, b)
         except ZeroDivisionError:
@@ -1045,10 +1382,12 @@ class Evaluator:
         if isinstance(v, list):
             return "list"
         if isinstance(v, Obj):
-            for k in self._MATH_KINDS:
-                if v.is_a(k):
-                    return k
-            return v.type.qname
+            key = (v.type, *v.extra_traits)
+            kind = self._kinds.get(key)
+            if kind is None:
+                kind = next((k for k in self._MATH_KINDS if v.is_a(k)), v.type.qname)
+                self._kinds[key] = kind
+            return kind
         return type(v).__name__
 
     def describe(self, v: Any) -> str:
@@ -1068,7 +1407,8 @@ class Evaluator:
             return "missing value"
         return type(v).__name__
 
-    def _check_type(self, value: Any, ti: TypeInfo, node: A.Node | None) -> None:
+    def _check_type(self, value: Any, ti: TypeInfo, expr: A.Expr | None) -> None:
+        """Report a value that does not fit its declared type, at the start of ``expr``."""
         if isinstance(value, Opaque) or value is None or value is UNSET:
             return
         ok = True
@@ -1085,44 +1425,52 @@ class Evaluator:
         elif ti.kind == "array":
             ok = isinstance(value, list)
         if not ok:
-            self.report(f"expected a value of type {ti}, got a {self.describe(value)}", node,
+            self.report(f"expected a value of type {ti}, got a {self.describe(value)}",
+                        expr_start(expr) if expr is not None else None,
                         Code.ATTRIBUTE_INCORRECT_TYPE)
 
     # Conversions used by natives and by the Physics3D extraction.
     def number(self, v: Any, what: str = "value") -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise EvalError(f"expected a number for {what}, got a {self.describe(v)}")
+            raise EvalError(f"expected a number for {what}, got a {self.describe(v)}",
+                            incomplete=is_missing(v))
         return float(v)
 
     def vec3(self, v: Any) -> tuple[float, float, float]:
         if not isinstance(v, Obj) or not v.is_a("Math.Vec3"):
-            raise EvalError(f"expected a Math.Vec3, got a {self.describe(v)}")
+            raise EvalError(f"expected a Math.Vec3, got a {self.describe(v)}",
+                            incomplete=is_missing(v))
         return (self.number(v.get("x"), "x"), self.number(v.get("y"), "y"),
                 self.number(v.get("z"), "z"))
 
     def vec2(self, v: Any) -> tuple[float, float]:
         if not isinstance(v, Obj) or not v.is_a("Math.Vec2"):
-            raise EvalError(f"expected a Math.Vec2, got a {self.describe(v)}")
+            raise EvalError(f"expected a Math.Vec2, got a {self.describe(v)}",
+                            incomplete=is_missing(v))
         return (self.number(v.get("x"), "x"), self.number(v.get("y"), "y"))
 
     def quat(self, v: Any) -> tuple[float, float, float, float]:
         if not isinstance(v, Obj) or not v.is_a("Math.Quat"):
-            raise EvalError(f"expected a Math.Quat, got a {self.describe(v)}")
+            raise EvalError(f"expected a Math.Quat, got a {self.describe(v)}",
+                            incomplete=is_missing(v))
         return tuple(self.number(v.get(k), k) for k in "xyzw")  # type: ignore[return-value]
 
     def affine(self, v: Any) -> tuple:
         if not isinstance(v, Obj) or not v.is_a("Math.AffineTransform"):
-            raise EvalError(f"expected a Math.AffineTransform, got a {self.describe(v)}")
+            raise EvalError(f"expected a Math.AffineTransform, got a {self.describe(v)}",
+                            incomplete=is_missing(v))
         return (self.vec3(v.get("position")), self.quat(v.get("rotation")))
 
     def matrix3(self, v: Any) -> tuple:
         if not isinstance(v, Obj) or not v.is_a("Math.Matrix3x3"):
-            raise EvalError(f"expected a Math.Matrix3x3, got a {self.describe(v)}")
+            raise EvalError(f"expected a Math.Matrix3x3, got a {self.describe(v)}",
+                            incomplete=is_missing(v))
         return tuple(self.number(v.get(f"e{r}{c}")) for r in range(3) for c in range(3))
 
     def real_list(self, v: Any) -> list[float]:
         if not isinstance(v, list):
-            raise EvalError(f"expected an array, got a {self.describe(v)}")
+            raise EvalError(f"expected an array, got a {self.describe(v)}",
+                            incomplete=is_missing(v))
         return [self.number(x) for x in v]
 
     def new_vec3(self, v: Any) -> Obj:

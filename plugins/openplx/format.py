@@ -1,17 +1,19 @@
 """The implementation module the ``openplx`` descriptor names (loaded on first use).
 
 ``read`` assembles the file's default model (the last top-level ``Physics3D.System``)
-with SNAP and maps it to the core model; ``write`` saves a document as OpenPLX;
-``parse_include`` makes ``//include`` of an ``.openplx`` file give a core model.
+with SNAP and maps it to the core model; a library (no System) gives a document without
+a root model and only the problems of its declarations; ``write`` saves a document as
+OpenPLX; ``parse_include`` makes ``//include`` of an ``.openplx`` file give a core model.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from snapframe.core.diagnostics import Code, Diagnostics, Severity
+from snapframe.core.diagnostics import Code, Diagnostics
 from snapframe.core.model import Document, Model, NestedInclude
 
+from .gcpause import gc_paused
 from .loader import OpenPlxFile, load_file
 from .mapping import assembly_to_model
 from .snap_input import assemble
@@ -31,7 +33,8 @@ def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | No
     from snapframe.core.snap.joints import derive_mate_joints
 
     try:
-        root, asm, problem = assemble(file, model_name, instances=instances)
+        with file.evaluator.leniency(file.in_bundle):  # a bundle's System is a template
+            root, asm, problem = assemble(file, model_name, instances=instances)
     except RecursionError:
         file.too_deep()
         root, asm, problem = None, None, None
@@ -52,17 +55,21 @@ def read_model(file: OpenPlxFile, diagnostics: Diagnostics, model_name: str | No
             c.X_OC = result.adapted[c.path]
     for p in file.all_problems():
         diagnostics.add(p.to_diagnostic())
-    from .cli import locate
-    for d in locate(result.diagnostics, asm):
-        if d.severity >= Severity.WARNING:
-            diagnostics.add(d)
+    from .cli import assembly_diagnostics
+    diagnostics.extend(assembly_diagnostics(file, result.diagnostics, asm))
     state = OpenPlxState.of(file, asm.root.path, asm)
     state.remember(model)
     return model, state
 
 
 def read(path: str | Path, context=None, model_name: str | None = None) -> Document:
-    """Read an OpenPLX file as a document whose root is the assembled top model."""
+    """Read an OpenPLX file as a document whose root is the assembled top model (None for
+    a library: a file that declares no ``Physics3D.System``)."""
+    with gc_paused():
+        return _read(path, model_name)
+
+
+def _read(path: str | Path, model_name: str | None) -> Document:
     file = load_file(path)
     # Document.version stays empty: the SDFormat writer takes it as the <sdf> version.
     doc = Document(path=str(path), format="openplx")
@@ -70,11 +77,14 @@ def read(path: str | Path, context=None, model_name: str | None = None) -> Docum
     # Evaluate every attribute first, so errors are reported where they are written
     # (a circular definition, an unknown name) rather than as what they break later.
     from .cli import evaluate_all
-    instances = evaluate_all(file)
+    instances = evaluate_all(file, model_name)
     syntax = [d for d in file.diagnostics() if d.code == Code.PARSING_ERROR]
     if syntax:
         # A syntax error is the root cause; what fails to evaluate after it is noise.
         doc.diagnostics.extend(syntax)
+        return doc
+    if model_name is None and file.default_model() is None:
+        doc.diagnostics.extend(file.diagnostics())   # a library: nothing to assemble
         return doc
     # One assembly and one SNAP run: read_model reports the file's problems and SNAP's.
     model, state = read_model(file, doc.diagnostics, model_name, instances)
@@ -93,9 +103,10 @@ def parse_include(include: NestedInclude, context) -> Model | None:
     path = Path(include.resolved_file_name)
     if path.suffix.lower() != ".openplx":
         return None
-    file = load_file(path)
     diags = Diagnostics()
-    model, _ = read_model(file, diags)
+    with gc_paused():
+        file = load_file(path)
+        model, _ = read_model(file, diags)
     target = getattr(context, "diagnostics", None)
     if target is not None:
         target.extend(diags)

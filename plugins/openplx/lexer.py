@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
+import sys
 from dataclasses import dataclass
 
 __all__ = ["Kind", "Token", "tokenize", "TRIVIA", "KEYWORDS", "LINE_BREAK", "line_breaks"]
@@ -25,6 +26,10 @@ class Kind(enum.Enum):
     COMMENT = "comment"
     ERROR = "error"
     EOF = "end of file"
+
+    # Members are singletons compared by identity: hash them so too (Enum's own __hash__
+    # is Python code, and sets of kinds are tested for every token).
+    __hash__ = object.__hash__
 
 
 TRIVIA = frozenset({Kind.WS, Kind.COMMENT})
@@ -70,73 +75,85 @@ def line_breaks(text: str, start: int = 0, end: int | None = None) -> tuple[int,
     for m in LINE_BREAK.finditer(text, start, len(text) if end is None else end):
         n, last = n + 1, m.end()
     return n, last
-_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_WS = re.compile(r"[ \t\f\v]+")
-_OPS = ("->", ":", ".", ",", "(", ")", "[", "]", "{", "}", "+", "-", "*", "/")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+#: Digits an integer literal may have: more than a 64-bit float can hold is a mistake (and
+#: Python refuses to convert more than 4,300 digits to an int at all).
+MAX_INT_DIGITS = 309
+#: One token at a position, tried in this order; a string's opening quote is matched
+#: here and scanned by ``_scan_string``.  One regular expression per token keeps the
+#: tokenizer fast (it reads every byte of every bundle file a load needs).
+_TOKEN = re.compile(r"""
+    (?P<newline>\r\n|\r|\n)
+  | (?P<ws>[ \t\f\v]+)
+  | (?P<comment>\#[^\r\n]*)
+  | (?P<name>[^\W\d]\w*)
+  | (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+  | (?P<string>[@$]?")
+  | (?P<op>->|[:.,()\[\]{}+\-*/])
+""", re.VERBOSE)
+_KINDS = {"newline": Kind.NEWLINE, "ws": Kind.WS, "comment": Kind.COMMENT, "name": Kind.NAME,
+          "op": Kind.OP}
 
 
 def tokenize(text: str) -> list[Token]:
     """Split ``text`` into tokens; never raises (bad input becomes ``ERROR`` tokens)."""
     tokens: list[Token] = []
+    append = tokens.append
     pos, line, line_start, n = 0, 1, 0, len(text)
-
-    def add(kind: Kind, end: int, value: object = None, error: str = "") -> None:
-        nonlocal pos
-        tokens.append(Token(kind, text[pos:end], line, pos - line_start + 1, value, error))
-        pos = end
-
     if text.startswith("\ufeff"):
-        add(Kind.WS, 1)
+        append(Token(Kind.WS, "\ufeff", 1, 1))
+        pos = 1
+    match = _TOKEN.match
     while pos < n:
-        c = text[pos]
-        if c == "\n" or c == "\r":
-            end = pos + 2 if text.startswith("\r\n", pos) else pos + 1
-            add(Kind.NEWLINE, end)
-            line, line_start = line + 1, pos
-            continue
-        m = _WS.match(text, pos)
-        if m:
-            add(Kind.WS, m.end())
-            continue
-        if c == "#":
-            end = pos
-            while end < n and text[end] not in "\r\n":
-                end += 1
-            add(Kind.COMMENT, end)
-            continue
-        m = _NAME.match(text, pos)
-        if m:
-            add(Kind.NAME, m.end())
-            continue
-        m = _NUMBER.match(text, pos)
-        if m:
-            s = m.group()
-            add(Kind.NUMBER, m.end(), float(s) if any(ch in s for ch in ".eE") else int(s))
-            continue
-        if c == '"' or (c in "@$" and text.startswith('"', pos + 1)):
-            start_line, start_col = line, pos - line_start + 1
-            end, value, error, newlines = _scan_string(text, pos)
-            tokens.append(Token(Kind.ERROR if error else Kind.STRING, text[pos:end], start_line,
-                                start_col, value, error))
-            if newlines:
-                line += newlines
-                line_start = line_breaks(text, pos, end)[1]
-            pos = end
-            continue
-        for op in _OPS:
-            if text.startswith(op, pos):
-                add(Kind.OP, pos + len(op))
-                break
-        else:
+        m = match(text, pos)
+        group = m.lastgroup if m is not None else None
+        col = pos - line_start + 1
+        if group is None:
+            c = text[pos]
             if c == "'":
                 msg = "single quotes do not delimit strings; use double quotes"
             elif c in "<>=!&|":
                 msg = f"unexpected character '{c}' (OpenPLX has no comparison or logic operators)"
             else:
                 msg = f"unexpected character {c!r}"
-            add(Kind.ERROR, pos + 1, error=msg)
+            append(Token(Kind.ERROR, c, line, col, None, msg))
+            pos += 1
+            continue
+        end = m.end()
+        if group == "ws" or group == "name" or group == "op":  # most tokens
+            append(Token(_KINDS[group], text[pos:end], line, col))
+        elif group == "string":
+            end, value, error, newlines = _scan_string(text, pos)
+            append(Token(Kind.ERROR if error else Kind.STRING, text[pos:end], line, col, value,
+                         error))
+            if newlines:
+                line += newlines
+                line_start = line_breaks(text, pos, end)[1]
+        elif group == "number":
+            value, error = _number(m.group())
+            append(Token(Kind.ERROR if error else Kind.NUMBER, text[pos:end], line, col, value,
+                         error))
+        else:
+            append(Token(_KINDS[group], text[pos:end], line, col))
+            if group == "newline":
+                line, line_start = line + 1, end
+        pos = end
     tokens.append(Token(Kind.EOF, "", line, pos - line_start + 1))
     return tokens
+
+
+def _number(s: str) -> tuple[float | int | None, str]:
+    """The value of a number literal, or an error for an integer too large for a Real."""
+    if any(ch in s for ch in ".eE"):
+        return float(s), ""  # out of range overflows to inf, reported where it is used
+    digits = len(s.lstrip("0"))
+    if digits > MAX_INT_DIGITS or (digits == MAX_INT_DIGITS and int(s) > _MAX_REAL):
+        return None, (f"integer literal with {digits} digits is out of range (a number must "
+                      "fit a 64-bit float)")
+    return int(s), ""
+
+
+_MAX_REAL = int(sys.float_info.max)
 
 
 def _scan_string(text: str, pos: int) -> tuple[int, str, str, int]:

@@ -55,6 +55,18 @@ class OpenPlxFile:
         systems = self.system_symbols()
         return systems[-1] if systems else None
 
+    @property
+    def in_bundle(self) -> bool:
+        """Does the file belong to a bundle (a folder with a ``config.openplx``)?  Its
+        models, Systems included, are then templates for the bundle's users."""
+        return bool(self.ctx.namespace)
+
+    def is_library(self) -> bool:
+        """A library declares types for other files: it is in a bundle, or it declares no
+        ``Physics3D.System`` to assemble.  Its models need not be complete: an attribute
+        left without a value is a parameter for whoever uses the model."""
+        return self.in_bundle or self.default_model() is None
+
     def instantiate(self, name: str) -> Obj:
         sym = self.symbol(name)
         if sym is None:
@@ -130,6 +142,10 @@ def _follow_imports(ctx: FileContext, ws: Workspace, problems: list[OpenPlxProbl
                     active: set[str]) -> None:
     for stmt in ctx.source.statements:
         if not isinstance(stmt, A.Import) or stmt.path is None:
+            continue
+        if "\0" in stmt.path.value:
+            problems.append(OpenPlxProblem("an import path cannot contain a NUL character",
+                                           stmt.file, stmt.line, stmt.path.col, Code.FILE_READ))
             continue
         target = Path(stmt.path.value)
         if not target.is_absolute():

@@ -8,6 +8,7 @@ the top-level ``operator`` declarations (``neg`` is unary minus).  The maths liv
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from . import mathlib as m
@@ -184,11 +185,23 @@ def _div(x: float, y: float) -> float:
     return x / y
 
 
-_op("+", "num", "num", lambda ev, a, b: a + b)
-_op("-", "num", "num", lambda ev, a, b: a - b)
-_op("*", "num", "num", lambda ev, a, b: a * b)
+def _bounded(v: float | int) -> float | int:
+    """An integer result past 64 bits becomes a Real (infinite past the float range): OpenPLX
+    integers are 64-bit, and an unbounded Python int grows with every product of a
+    hostile chain until printing or converting it fails."""
+    if type(v) is int and v.bit_length() > 64:
+        try:
+            return float(v)
+        except OverflowError:
+            return math.inf if v > 0 else -math.inf
+    return v
+
+
+_op("+", "num", "num", lambda ev, a, b: _bounded(a + b))
+_op("-", "num", "num", lambda ev, a, b: _bounded(a - b))
+_op("*", "num", "num", lambda ev, a, b: _bounded(a * b))
 _op("/", "num", "num", lambda ev, a, b: _div(a, b))
-_op("neg", "num", None, lambda ev, a, b: -a)
+_op("neg", "num", None, lambda ev, a, b: _bounded(-a))
 
 for _kind, _get, _new in (("Math.Vec3", "vec3", "new_vec3"), ("Math.Vec2", "vec2", "new_vec2")):
     def _bind(get: str, new: str, kind: str) -> None:

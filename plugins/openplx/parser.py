@@ -22,6 +22,7 @@ from .lexer import KEYWORDS, TRIVIA, Kind, Token, line_breaks, tokenize
 __all__ = ["parse", "parse_expression"]
 
 _LITERAL_STRING_KINDS = {'"': "plain", "@": "at", "$": "dollar"}
+_OP, _NAME = Kind.OP, Kind.NAME
 
 #: Brackets, parentheses, calls, indexing and unary signs may nest this deep in one
 #: expression.  Real files stay below ten; the limit keeps hostile input from exhausting
@@ -90,13 +91,15 @@ def _split_lines(tokens: list[Token]) -> tuple[list[_Line], list[tuple[Token, in
     stmt_indent = 0
     n = len(tokens)
     i = 0
+    EOF, WS, OP, NEWLINE = Kind.EOF, Kind.WS, Kind.OP, Kind.NEWLINE  # locals: the hot loop
     while i < n:
         tok = tokens[i]
-        if tok.kind is Kind.EOF:
+        kind = tok.kind
+        if kind is EOF:
             break
         if not current:
-            stmt_indent = _indent_width(tok) if tok.kind is Kind.WS and tok.col == 1 else 0
-        elif opened and tok.col == 1 and tok.kind is not Kind.NEWLINE:
+            stmt_indent = _indent_width(tok) if kind is WS and tok.col == 1 else 0
+        elif opened and tok.col == 1 and kind is not NEWLINE:
             j = i + 1 if tok.kind is Kind.WS else i
             first = tokens[j] if j < n else tok
             if first.kind not in (Kind.NEWLINE, Kind.COMMENT, Kind.EOF):
@@ -108,11 +111,13 @@ def _split_lines(tokens: list[Token]) -> tuple[list[_Line], list[tuple[Token, in
                     current, opened = [], []
                     continue
         current.append(tok)
-        if tok.kind is Kind.OP and tok.text in "([{":
-            opened.append(tok)
-        elif tok.kind is Kind.OP and tok.text in ")]}" and opened:
-            opened.pop()
-        elif tok.kind is Kind.NEWLINE and not opened:
+        if kind is OP:
+            text = tok.text
+            if text in "([{":
+                opened.append(tok)
+            elif text in ")]}" and opened:
+                opened.pop()
+        elif kind is NEWLINE and not opened:
             lines.append(_make_line(current))
             current = []
         i += 1
@@ -123,8 +128,11 @@ def _split_lines(tokens: list[Token]) -> tuple[list[_Line], list[tuple[Token, in
     return lines, unclosed
 
 
+_INSIGNIFICANT = frozenset({*TRIVIA, Kind.NEWLINE})
+
+
 def _make_line(tokens: list[Token]) -> _Line:
-    sig = [t for t in tokens if t.kind not in TRIVIA and t.kind is not Kind.NEWLINE]
+    sig = [t for t in tokens if t.kind not in _INSIGNIFICANT]
     first = tokens[0]
     indent = _indent_width(first) if first.kind is Kind.WS and first.col == 1 else 0
     if first.text == "\ufeff" and len(tokens) > 1 and tokens[1].kind is Kind.WS:
@@ -270,18 +278,23 @@ class _LineParser:
             return "a string"
         return f"'{tok.text}'"
 
+    # accept_op/accept_kw/ident are the parser's inner loop: written out for speed.
     def accept_op(self, text: str) -> Token | None:
-        tok = self.peek()
-        if tok is not None and tok.is_op(text):
-            self.i += 1
-            return tok
+        i = self.i
+        if i < len(self.toks):
+            tok = self.toks[i]
+            if tok.kind is _OP and tok.text == text:
+                self.i = i + 1
+                return tok
         return None
 
     def accept_kw(self, word: str) -> Token | None:
-        tok = self.peek()
-        if tok is not None and tok.is_name(word):
-            self.i += 1
-            return tok
+        i = self.i
+        if i < len(self.toks):
+            tok = self.toks[i]
+            if tok.kind is _NAME and tok.text == word:
+                self.i = i + 1
+                return tok
         return None
 
     def expect_op(self, text: str, what: str) -> Token:
@@ -297,7 +310,8 @@ class _LineParser:
             raise self.error(f"unexpected {self.describe(tok)} after {what}", tok)
 
     def ident(self, what: str) -> Token:
-        tok = self.peek()
+        i = self.i
+        tok = self.toks[i] if i < len(self.toks) else None
         if tok is None or tok.kind is not Kind.NAME:
             raise self.error(f"expected {what}, found {self.describe(tok)}", tok)
         if tok.text in KEYWORDS:
@@ -308,8 +322,7 @@ class _LineParser:
     def qname(self, what: str) -> A.QName:
         first = self.ident(what)
         parts = [first.text]
-        while self.peek() is not None and self.peek().is_op("."):
-            self.i += 1
+        while self.accept_op("."):
             parts.append(self.ident(what).text)
         return A.QName(self.path, first.line, first.col, tuple(parts))
 

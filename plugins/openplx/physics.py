@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snapframe.core.diagnostics import Code, Severity
+from snapframe.core.limits import MAX_ELEMENT_INSTANCES, budget_message
 from snapframe.core.pose import IDENTITY, Pose
 from snapframe.core.snap.model import SnapMate
 
@@ -161,6 +162,15 @@ class Assembly:
 MAX_SYSTEM_DEPTH = 64
 
 
+class ResourceLimit(Exception):
+    """An assembly grew past :data:`snapframe.core.limits.MAX_ELEMENT_INSTANCES` elements
+    (a backstop: :mod:`.expansion` refuses such models before they are built)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 def collect(ev: Evaluator, root: Obj, details: bool = True) -> Assembly:
     """The Physics3D structure below ``root`` (a ``Physics3D.System`` instance).
 
@@ -186,26 +196,47 @@ class _Collector:
         self.connectors: list[ConnectorInfo] = []
         self.pending_mates: list[tuple[SystemInfo, Obj, str]] = []
         self.owner_objs: dict[str, Obj] = {}
+        self.elements = 0
+        #: (id(spec), wanted types) -> (spec, may the attribute hold one of them).
+        self.may_be: dict[tuple, tuple] = {}
         #: Model types of the systems being expanded, outermost first.
         self.expanding: list = []
 
     def problem(self, message: str, node: A.Node | None, severity: Severity = Severity.ERROR,
-                code: Code = Code.ELEMENT_INVALID) -> None:
-        self.ev.report(message, node, code, severity)
+                code: Code = Code.ELEMENT_INVALID, incomplete: bool = False) -> None:
+        self.ev.report(message, node, code, severity, incomplete)
+
+    def count(self, n: int) -> None:
+        """Count ``n`` more elements against the budget."""
+        self.elements += n
+        if self.elements > MAX_ELEMENT_INSTANCES:
+            root = self.systems[0].obj.type.qname if self.systems else "?"
+            raise ResourceLimit(budget_message(f"OpenPLX model '{root}'",
+                                               f"more than {MAX_ELEMENT_INSTANCES:,}"))
 
     def members(self, owner: Obj, wanted: tuple[str, ...]) -> list[tuple[str, Obj]]:
         """Contained instances of owner whose declared type may be one of ``wanted``."""
         out = []
-        for name in owner.names():
-            ti = owner.type_of(name)
-            if ti.kind == "model" and ti.model is not None:
-                if not any(ti.model.is_a(w) for w in wanted):
-                    continue
-            elif ti.kind not in ("union", "unknown"):
+        may_be = self.may_be
+        for name, spec in owner.specs.items():
+            # Template specs are shared: decided once per declaration, not per instance.
+            key = (id(spec), wanted)
+            known = may_be.get(key)
+            if known is not None and known[0] is spec:
+                hit = known[1]
+            else:
+                ti = self.ev.spec_type(spec)
+                if ti.kind == "model" and ti.model is not None:
+                    hit = any(ti.model.is_a(w) for w in wanted)
+                else:
+                    hit = ti.kind in ("union", "unknown")
+                may_be[key] = (spec, hit)
+            if not hit:
                 continue
             value = owner.try_get(name)
             if isinstance(value, Obj) and value.path == owner.child_path(name):
                 out.append((name, value))
+        self.count(len(out))
         return out
 
     def system(self, obj: Obj, parent: SystemInfo | None, name: str = "") -> SystemInfo:
@@ -221,8 +252,7 @@ class _Collector:
                 if value.type in self.expanding:
                     # A system whose member is (a subtype chain back to) itself would nest
                     # forever; report it where the member is declared.
-                    self.problem(f"system '{value.path}' contains itself (recursive model "
-                                 f"'{value.type.qname}'); not expanded", _decl_of(obj, attr))
+                    self.problem(recursion_message(value), decl_of(obj, attr))
                     continue
                 if len(self.expanding) > MAX_SYSTEM_DEPTH:
                     self.problem(f"system '{value.path}' is nested more than "
@@ -279,7 +309,8 @@ class _Collector:
         except (EvalError, ZeroDivisionError) as exc:
             if not isinstance(value, Opaque):
                 self.problem(f"cannot evaluate the {attr} of '{owner.path}': "
-                             f"{getattr(exc, 'message', exc)}", _assignment_node(holder, attr))
+                             f"{getattr(exc, 'message', exc)}", _assignment_node(holder, attr),
+                             incomplete=getattr(exc, "incomplete", False))
             return IDENTITY
         if not all(math.isfinite(v) for v in (*X.p, *X.R)):
             self.problem(f"the {attr} of '{owner.path}' is not finite",
@@ -342,7 +373,8 @@ class _Collector:
         except (EvalError, TypeError) as exc:
             spec = obj.specs.get("size") or obj.specs.get("radius")
             self.problem(f"incomplete geometry '{obj.path}': {getattr(exc, 'message', exc)}",
-                         spec.decl if spec else None, Severity.WARNING)
+                         spec.decl if spec else None, Severity.WARNING,
+                         incomplete=getattr(exc, "incomplete", False))
         X = self.pose(obj, "local_transform", obj) if obj.has("local_transform") \
             else IDENTITY
         return GeometryInfo(obj.path or name, name, obj, obj.is_a(T_CONTACT), shape, params, X,
@@ -424,14 +456,28 @@ class _Collector:
 
 
 def connector_frame(ev: Evaluator, obj: Obj) -> tuple[Pose, tuple, tuple]:
-    """X_OC of a MateConnector: position, z = main_axis, x = normal projected."""
+    """X_OC of a MateConnector: position, z = main_axis, x = normal projected.
+
+    A connector nobody modified (``start is MateConnector``) has its model's frame: it is
+    worked out once per model (its values depend on nothing but the model's own
+    statements)."""
+    if not obj.is_modified():
+        key = ("connector frame", obj.type, *obj.extra_traits)
+        hit = ev.memo.get(key)
+        if hit is None:
+            hit = ev.memo[key] = _connector_frame(ev, obj)
+        return hit
+    return _connector_frame(ev, obj)
+
+
+def _connector_frame(ev: Evaluator, obj: Obj) -> tuple[Pose, tuple, tuple]:
     try:
         position = ev.vec3(obj.get("position"))
         main = ev.vec3(obj.get("main_axis"))
         normal = ev.vec3(obj.get("normal"))
     except EvalError as exc:
         ev.report(f"cannot evaluate mate connector '{obj.path}': {exc.message}",
-                  _decl_node(obj), Code.ELEMENT_INVALID)
+                  _decl_node(obj), Code.ELEMENT_INVALID, incomplete=exc.incomplete)
         return IDENTITY, (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)
     for attr, v in (("position", position), ("main_axis", main), ("normal", normal)):
         if not all(math.isfinite(c) for c in v):
@@ -460,9 +506,20 @@ def _where(owner: Obj | None, name: str, obj: Obj) -> tuple[str, int] | None:
     return (node.file, node.line) if node is not None else None
 
 
-def _decl_of(owner: Obj, name: str) -> A.Stmt | None:
+def decl_of(owner: Obj, name: str) -> A.Stmt | None:
+    """The statement that declares attribute ``name`` of ``owner``."""
     spec = owner.specs.get(name)
     return spec.decl if spec is not None else None
+
+
+_decl_of = decl_of
+
+
+def recursion_message(value: Obj) -> str:
+    """The problem of an instance whose model contains itself."""
+    kind = "system" if value.is_a(T_SYSTEM) else "model"
+    return (f"{kind} '{value.path}' contains itself (recursive model '{value.type.qname}'); "
+            "not expanded")
 
 
 def _decl_node(obj: Obj) -> A.Node | None:

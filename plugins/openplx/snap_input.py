@@ -13,8 +13,9 @@ from snapframe.core.snap.model import (SnapBody, SnapConnector, SnapProblem,
                                        SnapSystem)
 
 from .evaluator import Obj
+from .expansion import budget_problem
 from .loader import OpenPlxFile
-from .physics import Assembly, collect
+from .physics import Assembly, ResourceLimit, collect
 
 __all__ = ["snap_problem", "assemble"]
 
@@ -65,6 +66,16 @@ def assemble(file: OpenPlxFile, model_name: str | None = None, details: bool = T
                 f"'{model_name}' is not a Physics3D.System", sym.decl.file, sym.decl.line,
                 sym.decl.col, Code.ELEMENT_INVALID))
             return None, None, None
+    over = budget_problem(file.evaluator, file.evaluator.model_type(sym), sym.decl)
+    if over is not None:  # an expansion bomb: refused before anything is built
+        if over not in file.problems:
+            file.problems.append(over)
+        return None, None, None
     root = (instances or {}).get(sym.name) or file.evaluator.instantiate(sym)
-    assembly = collect(file.evaluator, root, details)
+    try:
+        assembly = collect(file.evaluator, root, details)
+    except ResourceLimit as exc:
+        file.problems.append(OpenPlxProblem(exc.message, sym.decl.file, sym.decl.line,
+                                            sym.decl.col, Code.RESOURCE_LIMIT))
+        return None, None, None
     return root, assembly, snap_problem(assembly)

@@ -23,12 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from snapframe.core.diagnostics import Code
+from snapframe.core.fileio import read_regular_file
+
 from . import ast as A
+from .errors import OpenPlxProblem
 from .parser import parse
 
 __all__ = ["Workspace", "FileContext", "ModelSymbol", "GlobalSymbol", "NamespaceRef",
            "TYPE_RENAMES", "ATTRIBUTE_RENAMES", "renamed_type", "snake_case", "default_bundle_roots",
-           "bundle_setup", "PRIMITIVES", "safe_resolve"]
+           "bundle_setup", "PRIMITIVES", "safe_resolve", "RUNTIME_PATH"]
 
 PRIMITIVES = frozenset({"Real", "Int", "Bool", "String"})
 
@@ -67,11 +71,12 @@ def snake_case(name: str) -> str:
 
 def safe_resolve(path: Path | str) -> Path:
     """``Path.resolve`` that never raises: a symlink loop (RuntimeError before Python
-    3.13) or an unreadable folder gives the absolute path instead."""
+    3.13), an unreadable folder or a NUL character (ValueError) gives the absolute path
+    instead."""
     p = Path(path)
     try:
         return p.resolve()
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError, ValueError):
         return p.absolute()
 
 
@@ -175,7 +180,8 @@ _PARSE_CACHE: dict[str, tuple[int, int, A.SourceFile]] = {}
 
 
 def parse_cached(path: Path) -> A.SourceFile:
-    """Parse a read-only library file, reusing the tree while the file is unchanged."""
+    """Parse a read-only library file, reusing the tree while the file is unchanged.
+    Raises ``OSError`` for a file that cannot be read (see :func:`read_source`)."""
     key = str(path)
     st = path.stat()
     hit = _PARSE_CACHE.get(key)
@@ -186,9 +192,41 @@ def parse_cached(path: Path) -> A.SourceFile:
     return source
 
 
+#: A name at the start of a line, after ``const`` or ``trait``: every top-level declaration
+#: starts so (lines of a triple-quoted string may too: a superset is all an index needs).
+_LINE_START_NAME = re.compile(r"(?:\A\ufeff?|(?<=[\r\n]))(?:(?:const|trait)[ \t]+)?([^\W\d]\w*)")
+
+_NAMES_CACHE: dict[str, tuple[int, int, frozenset[str]]] = {}
+
+
+def declared_names(text: str) -> frozenset[str]:
+    """Names that top-level statements of ``text`` may declare, found without parsing:
+    a superset of the models, traits and globals the file declares (never missing one,
+    since a top-level statement starts at the beginning of a line)."""
+    return frozenset(_LINE_START_NAME.findall(text))
+
+
+def declared_names_cached(path: Path) -> frozenset[str]:
+    """:func:`declared_names` of a library file, kept while the file is unchanged (a parse
+    of it may already know them)."""
+    key = str(path)
+    st = path.stat()
+    hit = _NAMES_CACHE.get(key)
+    if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+        return hit[2]
+    names = declared_names(read_source(path))
+    _NAMES_CACHE[key] = (st.st_mtime_ns, st.st_size, names)
+    return names
+
+
 def read_source(path: Path) -> str:
-    """File text, decoded as UTF-8 with line endings untouched."""
-    return path.read_bytes().decode("utf-8", errors="surrogateescape")
+    """File text, decoded as UTF-8 with line endings untouched.  Read through
+    :func:`snapframe.core.fileio.read_regular_file`: a FIFO, a device or a huge file
+    raises ``OSError`` instead of blocking or exhausting memory; so does a path with a NUL
+    character (which no file can have)."""
+    if "\0" in str(path):
+        raise OSError(f"the path {str(path)!r} contains a NUL character; not read")
+    return read_regular_file(path).decode("utf-8", errors="surrogateescape")
 
 
 def _symbols_of(source: A.SourceFile, ctx: FileContext, prefix: str) -> dict[str, Symbol]:
@@ -199,6 +237,35 @@ def _symbols_of(source: A.SourceFile, ctx: FileContext, prefix: str) -> dict[str
         elif isinstance(stmt, A.GlobalDecl):
             out[stmt.name] = GlobalSymbol(prefix + stmt.name, stmt, ctx)
     return out
+
+
+# -- types of the runtime itself ----------------------------------------------------
+
+#: Types no bundle declares because the OpenPLX runtime (its ``Core``) provides them: the
+#: ``config is BundleConfig:`` of every bundle's ``config.openplx`` and the ``Blob`` of
+#: ``Sensors.Signals.SensorOutputSignal``.  Declared here with the attributes the bundles
+#: assign, so that they are checked like any other model.
+RUNTIME_SOURCE = """\
+BundleConfig:
+    name is String
+    version is String
+    dependencies is String[]: []
+Blob
+"""
+RUNTIME_PATH = "<openplx runtime>"
+
+
+def runtime_symbols() -> dict[str, Symbol]:
+    """The runtime's own types by name (a fresh table per workspace, one parse per process)."""
+    global _RUNTIME_TREE
+    if _RUNTIME_TREE is None:
+        _RUNTIME_TREE = parse(RUNTIME_SOURCE, RUNTIME_PATH)
+    ctx = FileContext(RUNTIME_PATH, (), _RUNTIME_TREE)
+    ctx.local = _symbols_of(_RUNTIME_TREE, ctx, "")
+    return dict(ctx.local)
+
+
+_RUNTIME_TREE: A.SourceFile | None = None
 
 
 # -- the workspace ------------------------------------------------------------------
@@ -221,11 +288,16 @@ class Workspace:
         for root in roots:
             self.add_bundle_root(root)
         self._namespaces: dict[tuple[str, ...], dict[str, Symbol]] = {}
+        self._folder_files: dict[tuple[str, ...], list[Path]] = {}
+        self._indexes: dict[tuple[str, ...], dict[str, list[Path]]] = {}
+        self._by_file: dict[str, dict[str, Symbol]] = {}
         self._dirs: dict[tuple[str, ...], Path | None] = {}
         self._resolved: dict[tuple, tuple] = {}
         self._user: dict[str, FileContext] = {}
         #: Files that failed to parse while loading namespaces: path -> problems.
         self.library_problems: dict[str, list] = {}
+        #: Types the OpenPLX runtime itself defines (last in name lookup).
+        self.runtime: dict[str, Symbol] = runtime_symbols()
 
     # -- bundles ------------------------------------------------------------------
     def add_bundle_root(self, root: Path) -> None:
@@ -256,32 +328,85 @@ class Workspace:
         return self.namespace_dir(parts) is not None
 
     def namespace(self, parts: tuple[str, ...]) -> dict[str, Symbol]:
-        """Symbols declared directly in a namespace folder (parsed on first use)."""
+        """Symbols declared directly in a namespace folder (every file parsed)."""
         found = self._namespaces.get(parts)
         if found is not None:
             return found
         out: dict[str, Symbol] = {}
-        folder = self.namespace_dir(parts)
-        if folder is not None:
-            prefix = ".".join(parts) + "."
-            for f in sorted(folder.glob("*.openplx")):
-                if f.name == "config.openplx" and len(parts) == 1:
-                    continue
-                source = parse_cached(f)
-                if source.problems:
-                    self.library_problems[str(f)] = list(source.problems)
-                ctx = FileContext(str(f), parts, source)
-                for name, sym in _symbols_of(source, ctx, prefix).items():
-                    out.setdefault(name, sym)
+        for f in self._files(parts):
+            for name, sym in self._file_symbols(f, parts).items():
+                out.setdefault(name, sym)
         self._namespaces[parts] = out
         return out
+
+    def symbol_in(self, parts: tuple[str, ...], name: str) -> Symbol | None:
+        """The symbol ``name`` declared directly in namespace ``parts``, parsing only the
+        files that may declare it (a load needs a fraction of a bundle's files)."""
+        full = self._namespaces.get(parts)
+        if full is not None:
+            return full.get(name)
+        for f in self._index(parts).get(name, ()):
+            sym = self._file_symbols(f, parts).get(name)
+            if sym is not None:  # files in name order: the first declaration wins
+                return sym
+        return None
+
+    def _files(self, parts: tuple[str, ...]) -> list[Path]:
+        """The ``.openplx`` files of a namespace folder, in name order."""
+        found = self._folder_files.get(parts)
+        if found is None:
+            folder = self.namespace_dir(parts)
+            found = [] if folder is None else [
+                f for f in sorted(folder.glob("*.openplx"))
+                if not (f.name == "config.openplx" and len(parts) == 1)]
+            self._folder_files[parts] = found
+        return found
+
+    def _index(self, parts: tuple[str, ...]) -> dict[str, list[Path]]:
+        """Which files of a namespace folder may declare each name (a superset: see
+        :func:`declared_names`); an unreadable file is reported here."""
+        index = self._indexes.get(parts)
+        if index is None:
+            index = {}
+            for f in self._files(parts):
+                try:
+                    names = declared_names_cached(f)
+                except OSError as exc:  # a FIFO or device named *.openplx in a bundle
+                    self._unreadable(f, exc)
+                    continue
+                for name in names:
+                    index.setdefault(name, []).append(f)
+            self._indexes[parts] = index
+        return index
+
+    def _file_symbols(self, f: Path, parts: tuple[str, ...]) -> dict[str, Symbol]:
+        """The symbols one bundle file declares (parsed once per workspace)."""
+        key = str(f)
+        found = self._by_file.get(key)
+        if found is None:
+            found = {}
+            try:
+                source = parse_cached(f)
+            except OSError as exc:
+                self._unreadable(f, exc)
+            else:
+                if source.problems:
+                    self.library_problems[key] = list(source.problems)
+                ctx = FileContext(key, parts, source)
+                found = _symbols_of(source, ctx, ".".join(parts) + ".")
+            self._by_file[key] = found
+        return found
+
+    def _unreadable(self, f: Path, exc: OSError) -> None:
+        self.library_problems[str(f)] = [OpenPlxProblem(
+            f"cannot read bundle file: {exc.strerror or exc}", str(f), 0, 0, Code.FILE_READ)]
 
     def lookup(self, qname: str | tuple[str, ...]) -> Symbol | None:
         """A symbol by fully qualified name (no renames, no relative lookup)."""
         parts = tuple(qname.split(".")) if isinstance(qname, str) else qname
         if len(parts) < 2:
             return None
-        return self.namespace(parts[:-1]).get(parts[-1])
+        return self.symbol_in(parts[:-1], parts[-1])
 
     # -- user files ---------------------------------------------------------------
     def context_for(self, path: str, source: A.SourceFile) -> FileContext:
@@ -366,6 +491,8 @@ class Workspace:
                 return found, rest
             if partial[0] is None:  # a namespace whose next part is unknown: keep looking
                 partial = (found, rest)
+        if partial[0] is None and head in self.runtime:
+            return self.runtime[head], parts[1:]
         return partial
 
     def _resolve_absolute(self, full: tuple[str, ...], min_len: int
@@ -380,7 +507,7 @@ class Workspace:
             if k > min_len:
                 best = (NamespaceRef(full[:k]), full[k:])
             if k < len(full):
-                sym = self.namespace(full[:k]).get(full[k])
+                sym = self.symbol_in(full[:k], full[k])
                 if sym is not None and k + 1 > min_len:
                     best = (sym, full[k + 1:])
                     if not self.is_namespace(full[:k + 1]):

@@ -108,9 +108,10 @@ def test_hinge_and_prismatic_close_a_piston():
     assert not r.diagnostics
 
 
-def test_single_hinge_turns_to_close_a_loop():
-    # Link hinged at the origin, tip at (1,0); the tip must also sit on a ball at (0,1,0):
-    # only h1 can move, by +90°.
+def test_a_ball_only_the_hinge_could_reach_conflicts_and_the_hinge_keeps_its_angle():
+    # Link hinged at the origin (angle 0: l = I), tip at (1,0); a ball wants the tip at (0,1,0).
+    # Only h's angle could move it: a conflict, not a loop (a closure needs two mates' DOFs),
+    # so h wins with its initial angle and the ball is left √2 m apart.
     b = Builder()
     b.body("W.g", declared=Pose())
     b.conn("W.g.c", "W.g")
@@ -119,8 +120,11 @@ def test_single_hinge_turns_to_close_a_loop():
     b.mate("W.h", "hinge", "W.g.c", "W.l.a")
     b.mate("W.tip", "ball", "W.l.b", "W.g.ball")
     r = solve(b.problem())
-    assert_pose(r.local["W.l"], rz(math.pi / 2))
-    assert not r.diagnostics
+    assert_pose(r.local["W.l"], Pose())
+    (d,) = r.diagnostics
+    assert d.element == "W.tip" and d.severity == Severity.WARNING
+    assert "1.41 m" in d.message
+    assert r.dofs["W.h"][0].state == "free" and r.dofs["W.h"][0].value == 0.0
 
 
 def test_loop_that_cannot_close_is_left_violated_and_the_first_mates_win():
@@ -165,10 +169,10 @@ def test_loop_closure_keeps_earlier_satisfied_mates():
     assert [d.element for d in r.diagnostics] == ["W.h3"]
 
 
-def test_single_hinge_turns_to_fix_an_orientation_only_violation():
+def test_an_orientation_only_the_hinge_could_fix_is_a_conflict():
     # l is hinged at the origin (angle 0 -> l = I); a lock joins l.k (origin, no rotation) to
-    # g.k (origin, turned Rz(0.5)): the points meet, the frames differ by Rz(0.5) about the
-    # hinge axis, so the hinge turns by +0.5.
+    # g.k (origin, turned Rz(0.5)): only the hinge angle could fix it, so the hinge keeps its
+    # initial angle 0 and the lock is left 0.5 rad off.
     b = Builder()
     b.body("W.g", declared=Pose())
     b.conn("W.g.c", "W.g")
@@ -179,9 +183,10 @@ def test_single_hinge_turns_to_fix_an_orientation_only_violation():
     b.mate("W.h", "hinge", "W.g.c", "W.l.a")
     b.mate("W.lock", "lock", "W.l.k", "W.g.k")
     r = solve(b.problem())
-    assert_pose(r.local["W.l"], rz(0.5))
-    assert r.dofs["W.h"][0].value == pytest.approx(0.5)
-    assert not r.diagnostics
+    assert_pose(r.local["W.l"], Pose())
+    assert r.dofs["W.h"][0].value == 0.0
+    (d,) = r.diagnostics
+    assert d.element == "W.lock" and "0 m and 0.5 rad apart" in d.message
 
 
 def test_hinge_and_slide_on_opposite_sides_take_the_shorter_slide():
