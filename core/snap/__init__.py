@@ -41,13 +41,14 @@ runtime, ``/work/shared/reference/openplx.md`` section 3.4):
   what it constrains (a hinge may turn about its axis, a prismatic may slide, a distance
   keeps ``initial_distance``, ...).  If violated, SNAP tries to close the loop with the
   hinge angles / prismatic slides recorded since the last forcing that move one side only
-  (the 8 most recent): one DOF alone (a point onto a point, or a hinge turning a frame onto
-  the other), then pairs: two hinges = circle intersection, taking the *negative angle
-  branch*, defined here as the solution in which the later-recorded hinge turns by a
-  negative angle; hinge + slide = piston and two slides, taking the shorter slide.  Loops
-  are planar: hinge axes must be parallel.  Every mate already satisfied must stay
-  satisfied, else the next candidate is tried.  If none works the mate is left violated
-  (the mates applied first win) with a warning.
+  (the 8 most recent), in pairs from two *different* earlier mates: two hinges = circle
+  intersection, taking the *negative angle branch*, defined here as the solution in which
+  the later-recorded hinge turns by a negative angle; hinge + slide = piston and two
+  slides, taking the shorter slide.  Loops are planar: hinge axes must be parallel.  Every
+  mate already satisfied must stay satisfied, else the next candidate is tried.  A later
+  mate that only one earlier mate's DOFs could satisfy conflicts with it: the earlier mate
+  keeps its initial values and the later one is left violated with a warning (the mates
+  applied first win).
 * **Redirected connectors** are positioned through their defining ``owner``;
   ``SnapResult.redirected`` gives their pose in ``redirected_parent`` afterwards.
 * **Adaptive connectors** (``AdaptiveMateConnector``): a mate using one places nothing and
