@@ -26,7 +26,7 @@ def render_document(document, out: str | Path, size: tuple[int, int] = (1024, 76
         plotter.camera_position = camera_position(mirror.bounds(), view)
         bounds = mirror.bounds()
         if bounds is not None:
-            plotter.reset_camera(bounds=bounds)
+            plotter.reset_camera(render=False, bounds=bounds)
             plotter.camera.zoom(1.3)
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)

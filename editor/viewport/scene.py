@@ -136,6 +136,7 @@ class SceneMirror:
         axis_entries = []
         self._inertia_entries: dict[str, tuple] = {}
         box_cache: dict[int, tuple | None] = {}
+        axis_cache: dict[int, list | None] = {}
         for key, X in poses.items():
             kind = table.kind(key)
             node = self.nodes.get(key)
@@ -156,7 +157,15 @@ class SceneMirror:
             elif kind in triads and key != ROOT:
                 triads[kind].append((key, X))
                 if kind == "joint" and isinstance(node, Joint):
-                    axis = self._joint_axis(key, node, X, poses)
+                    # the instances of one included joint share their drawing (unless
+                    # the axis is expressed in another frame, which may differ per scope)
+                    cacheable = not any(a.expressed_in for a in node.axes)
+                    if cacheable and id(node) in axis_cache:
+                        axis = axis_cache[id(node)]
+                    else:
+                        axis = self._joint_axis(key, node, X, poses)
+                        if cacheable:
+                            axis_cache[id(node)] = axis
                     if axis is not None:
                         axis_entries.append((key, axis, X, self.look.axis))
                 elif kind == "link" and isinstance(node, Link):

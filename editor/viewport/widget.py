@@ -51,7 +51,7 @@ class Viewport(QtWidgets.QWidget):
         session.structureChanged.connect(self._on_structure)
         session.inertiaChanged.connect(self._on_inertia)
         session.selectionChanged.connect(self._on_selection)
-        self.set_view("iso")
+        self.set_view("iso", render=False)
 
     # -- following the session ----------------------------------------------------
     def render(self) -> None:  # type: ignore[override]
@@ -79,16 +79,18 @@ class Viewport(QtWidgets.QWidget):
             self.render()
 
     # -- camera -------------------------------------------------------------------
-    def fit(self) -> None:
+    def fit(self, render: bool = True) -> None:
         bounds = self.mirror.bounds()
         if bounds is not None:
-            self.plotter.reset_camera(bounds=bounds)
+            # (pyvista's reset_camera renders unless told not to: one render is enough)
+            self.plotter.reset_camera(render=False, bounds=bounds)
             self.plotter.camera.zoom(1.0)
-        self.render()
+        if render:
+            self.render()
 
-    def set_view(self, name: str) -> None:
+    def set_view(self, name: str, render: bool = True) -> None:
         self.plotter.camera_position = camera_position(self.mirror.bounds(), name)
-        self.fit()
+        self.fit(render)
 
     def set_orthographic(self, on: bool) -> None:
         self.plotter.camera.parallel_projection = on
@@ -105,7 +107,7 @@ class Viewport(QtWidgets.QWidget):
         if members:
             part = self.mirror.visuals.extract(members) or self.mirror.collisions.extract(members)
             if part is not None:
-                self.plotter.reset_camera(bounds=part.bounds)
+                self.plotter.reset_camera(render=False, bounds=part.bounds)
                 self.render()
                 return
         if key in table:
