@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -10,6 +11,11 @@ import pytest
 from snapframe.core.loading import LoadContext, load
 
 DATA = Path(__file__).parent / "data"
+
+# Shared test helpers next to this file (hang_guard) are importable from every test
+# (pytest runs in importlib mode, which adds no test folder to sys.path).
+if str(Path(__file__).parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture

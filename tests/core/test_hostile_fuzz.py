@@ -12,13 +12,12 @@ diagnostic names a file.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import os
+import signal
 import random
 import re
 import shutil
-import signal
 import sys
 import time
 import traceback
@@ -28,6 +27,7 @@ from typing import Callable
 
 import pytest
 
+from hang_guard import deadline as _deadline
 from snapframe.core.diagnostics import Diagnostics
 from snapframe.core.frames.budget import over_budget
 from snapframe.core.inertia.document_report import link_inertials
@@ -55,17 +55,9 @@ class Hung(Exception):
     """A case ran past CASE_SECONDS (raised by the alarm inside the case)."""
 
 
-@contextlib.contextmanager
+
 def deadline(seconds: float):
-    def fire(*_):
-        raise Hung(f"still running after {seconds} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    return _deadline(seconds, Hung)
 
 
 @dataclass

@@ -3,7 +3,6 @@ and URIs no file can have.  Each ends at once with a diagnostic naming the file.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hang_guard import deadline
 from snapframe.core.diagnostics import Code
 from snapframe.core.loading import LoadContext, load
 
@@ -20,17 +20,6 @@ pytestmark = [
 ]
 
 
-@contextlib.contextmanager
-def deadline(seconds: float = 3.0):
-    def fire(*_):
-        raise TimeoutError(f"still loading after {seconds} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def world_including(folder: Path, uri: str) -> Path:

@@ -3,7 +3,6 @@ or ask for memory the file does not back.  Every case here hung or allocated gig
 before the loaders checked it."""
 
 import base64
-import contextlib
 import json
 import os
 import signal
@@ -13,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from hang_guard import deadline as _deadline
 from snapframe.plugins.meshio import MeshLoadError, load_mesh
 from snapframe.plugins.meshio import base as meshio_base
 from snapframe.plugins.meshio.base import fan_triangulate
@@ -24,18 +24,9 @@ class Hung(Exception):
     pass
 
 
-@contextlib.contextmanager
+
 def deadline(seconds: float):
-    """Turn a hang into a test failure (the loaders are Python loops, so the alarm lands)."""
-    def fire(*_):
-        raise Hung(f"still running after {seconds} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    return _deadline(seconds, Hung)
 
 
 def expect_error(path, *fragments, seconds=5.0):

@@ -5,7 +5,6 @@ once with a MeshLoadError, which the inertia engine reports as FILE_READ."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hang_guard import deadline
 from snapframe.core.diagnostics import Code, Diagnostics
 from snapframe.core.inertia.document_report import link_inertials
 from snapframe.core.loading import LoadContext, load
@@ -31,18 +31,6 @@ TET_F = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]], "<u2")
 BLOB = TET_V.tobytes() + TET_F.tobytes()
 
 
-@contextlib.contextmanager
-def deadline(seconds: float = 3.0):
-    """A blocking open() of a FIFO is interrupted by the alarm and fails the test."""
-    def fire(*_):
-        raise TimeoutError(f"still reading after {seconds} s")
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def refused(path: Path, *fragments: str) -> str:
