@@ -37,7 +37,13 @@ from snapframe.editor import Editor
 ed = Editor(show=True)
 ed.window.resize(1280, 800)
 ed.open(sys.argv[1])
-ed.window.current.viewport.render()
+viewport = ed.window.current.viewport
+# the first frame is the viewport's first paint (Qt draws it once the tab is shown)
+deadline = time.perf_counter() + 60
+while viewport.render_count == 0 and time.perf_counter() < deadline:
+    ed.app.processEvents()
+if viewport.render_count == 0:
+    viewport.render()
 print(time.perf_counter() - t0)
 ed.close()
 """

@@ -22,6 +22,7 @@ import html
 import logging
 import math
 import operator
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,6 +47,10 @@ __all__ = ["FrameInspector", "NumberField", "FrameCombo", "parse_number", "frame
            "pose_snippet", "ROTATION_FORMATS"]
 
 _log = logging.getLogger(__name__)
+
+#: Shortest time between two updates of the chain of transforms caused by moving poses.
+CHAIN_INTERVAL_MS = 150
+
 
 #: Rotation formats of the pose editor: (id, label).
 ROTATION_FORMATS = (("deg", "RPY, degrees"), ("rad", "RPY, radians"),
@@ -508,6 +513,20 @@ class FrameInspector(QtWidgets.QWidget):
         self._step_field: str | None = None    # the field whose steps merge into one undo step
         self._dirty = False
         self._refreshed_by_edit = False
+        # Poses change many times a second while something is dragged: the refresh they
+        # cause waits for the viewport's frame (a zero timer coalesces them), and the
+        # chain of transforms (long for deep include chains) follows at most every
+        # CHAIN_INTERVAL_MS, its last values always shown.
+        self._pose_refresh = QtCore.QTimer(self)
+        self._pose_refresh.setSingleShot(True)
+        self._pose_refresh.setInterval(0)
+        self._pose_refresh.timeout.connect(self._refresh_after_poses)
+        self._chain_timer = QtCore.QTimer(self)
+        self._chain_timer.setSingleShot(True)
+        self._chain_timer.setInterval(CHAIN_INTERVAL_MS)
+        self._chain_timer.timeout.connect(self._refresh_chain)
+        self._chain_shown_at = -1e9
+        self._throttle_chain = False
         self._build()
         self.set_session(session)
 
@@ -818,7 +837,14 @@ class FrameInspector(QtWidgets.QWidget):
             return
         keys = set(event.keys)
         if self.key is not None and (self.key in keys or self._resolved_key in keys):
+            self._pose_refresh.start()
+
+    def _refresh_after_poses(self) -> None:
+        self._throttle_chain = True
+        try:
             self.refresh()
+        finally:
+            self._throttle_chain = False
 
     def _on_edited(self, event) -> None:
         self._refreshed_by_edit = False
@@ -831,7 +857,7 @@ class FrameInspector(QtWidgets.QWidget):
             # built again, and the frames offered (no cycles) may differ.
             self._show(self.key, force=True)
         elif any(related(n) for c in event.changes for n in c.nodes):
-            self.refresh()
+            self._refresh_after_poses()   # (a drag edits many times a second)
         else:
             return
         self._refreshed_by_edit = True
@@ -1236,6 +1262,13 @@ class FrameInspector(QtWidgets.QWidget):
     def _refresh_chain(self) -> None:
         if self.node is None or self.session is None or isinstance(self.node, World):
             return
+        now = time.monotonic()
+        if self._throttle_chain and now - self._chain_shown_at < CHAIN_INTERVAL_MS / 1000:
+            if not self._chain_timer.isActive():
+                self._chain_timer.start()
+            return
+        self._chain_timer.stop()
+        self._chain_shown_at = now
         document = self.session.document
         if self.chain_as_text.isChecked():
             name = split_part(self.key)[0]

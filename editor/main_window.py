@@ -288,9 +288,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.setCurrentIndex(index)
         for name, action in self.act_layers.items():
             tab.viewport.mirror.set_visible(name, action.isChecked())
+        # drawn by its first paint, fitted at its final size (see Viewport.resizeEvent)
         tab.viewport.set_view("iso", render=False)
-        # fit (and draw) once the tab has its final size (the aspect ratio decides the fit)
-        QtCore.QTimer.singleShot(0, tab.viewport.fit)
         return tab
 
     def open(self, path: str | Path) -> DocumentSession | None:

@@ -258,6 +258,13 @@ class _Filter(QtCore.QSortFilterProxyModel):
         self.setFilterCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterRole(KEY_ROLE)
 
+    def hasChildren(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> bool:  # noqa: N802
+        # Unfiltered, the source's cheap answer will do; the proxy's own would list the
+        # children of every row the view shows (a thousand includes at a world's top).
+        if not self.filterRegularExpression().pattern():
+            return self.sourceModel().hasChildren(self.mapToSource(parent))
+        return super().hasChildren(parent)
+
 
 class SceneTree(QtWidgets.QWidget):
     """The scene tree panel: filter box, tree, context menu (``actions`` supplies them)."""

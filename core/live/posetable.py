@@ -191,6 +191,11 @@ class PoseTable:
         unresolved)."""
         return self.X[self.index[key]].copy()
 
+    def poses(self, keys) -> np.ndarray:
+        """World poses (n, 4, 4) of ``keys``, in their order (a copy)."""
+        index = self.index
+        return self.X[np.fromiter((index[k] for k in keys), dtype=np.int64)]
+
     def kind(self, key: str) -> str:
         return self._kind_array[self.index[key]]
 

@@ -10,6 +10,7 @@ the same code draws in the editor's Qt viewport and in an offscreen render.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -112,6 +113,8 @@ class SceneMirror:
         self.inertia = MeshLayer("inertia boxes")
         self._X_LB: dict[str, np.ndarray] = {}
         self._inertia_entries: dict[str, tuple] = {}
+        self._entries: dict[str, list] = {}      # layer name -> its collected instances
+        self._stale: set[str] = set()           # layers collected but not built yet
         self.actors: dict[str, object] = {}
         self.visible = {"visuals": True, "collisions": False, "link": True, "joint": False,
                         "frame": True, "mate_connector": True, "model": False,
@@ -119,6 +122,9 @@ class SceneMirror:
         self.nodes: dict[str, Node] = {}
         self.scale = 1.0
         self._overlays: dict[str, object] = {}
+        # highlight name -> (keys, their drawn members, colour, line width)
+        self._overlay_spec: dict[str, tuple[list[str], set[str], str, float]] = {}
+        self._sorted_keys: list[str] | None = None
         self.rebuild()
 
     # -- building -----------------------------------------------------------------
@@ -127,86 +133,124 @@ class SceneMirror:
         self.nodes = dict(subtree_keys(root, ROOT)) if root is not None else {}
 
     def rebuild(self) -> None:
-        """Build every layer from the pose table (open, structure changes)."""
+        """Collect every layer's instances from the document and the pose table (open,
+        structure changes) and build the layers that are shown; a hidden layer is built
+        from the current poses when it is first shown (see :meth:`set_visible`)."""
         self._index_nodes()
         table = self.live.poses
-        poses = table.as_dict()
         visual_entries, collision_entries = [], []
-        triads: dict[str, list] = {k: [] for k in TRIAD_KINDS}
-        axis_entries = []
-        self._inertia_entries: dict[str, tuple] = {}
+        triads: dict[str, list[str]] = {k: [] for k in TRIAD_KINDS}
+        joints: list[tuple[str, Joint]] = []
+        self._inertia_entries = {}
+        # the instances of one included element share one node: their drawings are
+        # worked out once (shapes, axis drawings, inertia boxes)
+        shapes: dict[int, Triangles | None] = {}
         box_cache: dict[int, tuple | None] = {}
         axis_cache: dict[int, list | None] = {}
-        for key, X in poses.items():
+        nodes = self.nodes
+
+        def shape_of(geometry) -> Triangles | None:
+            if id(geometry) not in shapes:
+                shapes[id(geometry)] = shape_mesh(geometry)
+            return shapes[id(geometry)]
+
+        for key in table:
             kind = table.kind(key)
-            node = self.nodes.get(key)
+            node = nodes.get(key)
             if kind == "visual" and isinstance(node, Visual):
-                shape = shape_mesh(node.geometry)
+                shape = shape_of(node.geometry)
                 if shape is not None:
                     color = _rgb(node.color) if node.color else self.look.visual
-                    visual_entries.append((key, shape, color, X))
+                    visual_entries.append((key, shape, color))
             elif kind == "collision" and isinstance(node, Collision):
-                shape = shape_mesh(node.geometry)
+                shape = shape_of(node.geometry)
                 if shape is not None:
-                    collision_entries.append((key, shape, self.look.collision, X))
+                    collision_entries.append((key, shape, self.look.collision))
                     link = node.parent
                     if isinstance(link, Link) and not link.visuals:
                         # a body with contact geometry only (OpenPLX, many URDFs): its
                         # collisions are what it looks like
-                        visual_entries.append((key, shape, self.look.visual, X))
+                        visual_entries.append((key, shape, self.look.visual))
             elif kind in triads and key != ROOT:
-                triads[kind].append((key, X))
+                triads[kind].append(key)
                 if kind == "joint" and isinstance(node, Joint):
-                    # the instances of one included joint share their drawing (unless
-                    # the axis is expressed in another frame, which may differ per scope)
-                    cacheable = not any(a.expressed_in for a in node.axes)
-                    if cacheable and id(node) in axis_cache:
-                        axis = axis_cache[id(node)]
-                    else:
-                        axis = self._joint_axis(key, node, X, poses)
-                        if cacheable:
-                            axis_cache[id(node)] = axis
-                    if axis is not None:
-                        axis_entries.append((key, axis, X, self.look.axis))
+                    joints.append((key, node))   # drawn once the scene's scale is known
                 elif kind == "link" and isinstance(node, Link):
-                    # the instances of one included link share its box
                     if id(node) not in box_cache:
-                        box_cache[id(node)] = self._inertia_entry(key, node, X)
+                        box_cache[id(node)] = self._inertia_entry(node)
                     if box_cache[id(node)] is not None:
                         self._inertia_entries[key] = box_cache[id(node)]
-        self.scale = self._scene_scale(poses)
-        self.visuals.build(visual_entries)
-        self.collisions.build(collision_entries)
-        for kind, layer in self.triads.items():
-            layer.size = self.scale * (0.08 if kind != "model" else 0.12)
-            layer.build(triads[kind])
-        self.axes.build(axis_entries)
-        self._build_inertia()
+        self._entries = {"visuals": visual_entries, "collisions": collision_entries, **triads}
+        self._sorted_keys = None
+        self._stale = set(self._layers())
+        self._build_layer("visuals")          # always: the scene's scale comes from it
+        self.scale = self._scene_scale()
+        axis_entries = []
+        for key, joint in joints:
+            # (an axis expressed in another frame may differ per scope: not shared)
+            cacheable = not any(a.expressed_in for a in joint.axes)
+            if cacheable and id(joint) in axis_cache:
+                axis = axis_cache[id(joint)]
+            else:
+                axis = self._joint_axis(key, joint, table.pose(key))
+                if cacheable:
+                    axis_cache[id(joint)] = axis
+            if axis is not None:
+                axis_entries.append((key, axis, self.look.axis))
+        self._entries["joint axes"] = axis_entries
+        for name, layer in self._layers().items():
+            if name not in self._stale:
+                continue
+            if self.visible.get(name, True):
+                self._build_layer(name)
+            else:
+                layer.build([])          # nothing stale left to move
+                if layer is self.inertia:
+                    self._X_LB = {}
         self._show_all()
+        for name, (keys, _members, color, width) in list(self._overlay_spec.items()):
+            self.highlight(name, keys, color, width)   # members may have changed
 
-    def _scene_scale(self, poses: dict[str, np.ndarray]) -> float:
+    def _build_layer(self, name: str) -> None:
+        """Build one layer from its collected instances at their current poses."""
+        self._stale.discard(name)
+        table = self.live.poses
+        if name == "inertia boxes":
+            self._build_inertia()
+            return
+        entries = self._entries[name]
+        layer = self._layers()[name]
+        if name in TRIAD_KINDS:
+            layer.size = self.scale * (0.08 if name != "model" else 0.12)
+            layer.build(list(zip(entries, table.poses(entries))))
+            return
+        poses = table.poses([e[0] for e in entries])
+        layer.build([(e[0], e[1], X, e[2]) if name == "joint axes" else (*e, X)
+                     for e, X in zip(entries, poses)])
+
+    def _scene_scale(self) -> float:
         if self.visuals.mesh is not None:
             b = np.array(self.visuals.mesh.bounds).reshape(3, 2)
-        elif poses:
-            P = np.stack([X[:3, 3] for X in poses.values()])
+        elif len(self.live.poses):
+            P = self.live.poses.poses(self.live.poses.keys)[:, :3, 3]
             b = np.stack([P.min(axis=0), P.max(axis=0)], axis=1)
         else:
             return 1.0
         diag = float(np.linalg.norm(b[:, 1] - b[:, 0]))
         return max(diag, 0.05) if math.isfinite(diag) else 1.0
 
-    def _joint_axis(self, key: str, joint: Joint, X_WJ: np.ndarray,
-                    poses: dict[str, np.ndarray]) -> list[np.ndarray] | None:
+    def _joint_axis(self, key: str, joint: Joint, X_WJ: np.ndarray) -> list[np.ndarray] | None:
         if not joint.axes or joint.type in ("fixed", "ball"):
             return None
         axis = joint.axes[0]
         v = np.asarray(axis.xyz, dtype=float)
         if axis.expressed_in and axis.expressed_in != joint.name:
             scope = key.rpartition("::")[0]
-            other = poses.get(join_key(scope, axis.expressed_in)) if axis.expressed_in not in (
-                "__model__",) else poses.get(scope)
-            if other is not None:
-                v = X_WJ[:3, :3].T @ other[:3, :3] @ v
+            table = self.live.poses
+            other = scope if axis.expressed_in == "__model__" else join_key(scope,
+                                                                            axis.expressed_in)
+            if other in table:
+                v = X_WJ[:3, :3].T @ table.pose(other)[:3, :3] @ v
         n = np.linalg.norm(v)
         if n < 1e-12:
             return None
@@ -220,7 +264,7 @@ class SceneMirror:
             u = np.cross(v, [0.0, 0.0, 1.0]) if abs(v[2]) < 0.9 else np.cross(v, [1.0, 0, 0])
             u /= np.linalg.norm(u)
             w = np.cross(v, u)
-            t = np.linspace(lo, hi, max(8, int((hi - lo) / 0.1)))
+            t = np.linspace(lo, hi, int(np.clip((hi - lo) / 0.2, 6, 24)))
             r = L * 0.6
             arc = (np.cos(t)[:, None] * u + np.sin(t)[:, None] * w) * r
             lines.append(np.vstack([[0, 0, 0], arc, [0, 0, 0]]))
@@ -229,7 +273,8 @@ class SceneMirror:
             lines.append(np.array([v * lo, v * hi]))
         return lines
 
-    def _inertia_entry(self, key: str, link: Link, X_WL: np.ndarray):
+    def _inertia_entry(self, link: Link):
+        """(box triangles, colour, X_LB) of a link's equivalent inertia box, or None."""
         inertial = link.inertial
         if inertial is None:
             return None
@@ -260,27 +305,34 @@ class SceneMirror:
     def _show_all(self) -> None:
         for name in list(self.actors):
             self.plotter.remove_actor(self.actors.pop(name), render=False)
-        for name, layer in self._layers().items():
-            mesh = layer.mesh
-            if mesh is None:
-                continue
-            if name in ("visuals", "collisions"):
-                actor = self.plotter.add_mesh(
-                    mesh, scalars="rgb", rgb=True, smooth_shading=False, render=False,
-                    opacity=0.45 if name == "collisions" else 1.0, pickable=True,
-                    show_scalar_bar=False, name=name, ambient=0.3, diffuse=0.8,
-                    specular=0.15, specular_power=20)
-            elif name == "inertia boxes":
-                actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, style="wireframe",
-                                              line_width=1.5, render=False, name=name,
-                                              show_scalar_bar=False, pickable=False)
-            else:
-                actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, line_width=2.5,
-                                              render=False, name=name, show_scalar_bar=False,
-                                              pickable=name in TRIAD_KINDS)
-            actor.SetVisibility(self.visible.get(name, True))
-            self.actors[name] = actor
+        for name in self._layers():
+            self._add_actor(name)
         self._grid()
+
+    def _add_actor(self, name: str) -> None:
+        """(Re)create the actor of one built layer."""
+        old = self.actors.pop(name, None)
+        if old is not None:
+            self.plotter.remove_actor(old, render=False)
+        mesh = self._layers()[name].mesh
+        if mesh is None or name in self._stale:
+            return
+        if name in ("visuals", "collisions"):
+            actor = self.plotter.add_mesh(
+                mesh, scalars="rgb", rgb=True, smooth_shading=False, render=False,
+                opacity=0.45 if name == "collisions" else 1.0, pickable=True,
+                show_scalar_bar=False, name=name, ambient=0.3, diffuse=0.8,
+                specular=0.15, specular_power=20)
+        elif name == "inertia boxes":
+            actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, style="wireframe",
+                                          line_width=1.5, render=False, name=name,
+                                          show_scalar_bar=False, pickable=False)
+        else:
+            actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, line_width=2.5,
+                                          render=False, name=name, show_scalar_bar=False,
+                                          pickable=name in TRIAD_KINDS)
+        actor.SetVisibility(self.visible.get(name, True))
+        self.actors[name] = actor
 
     def _grid(self) -> None:
         if "grid" in self.actors:
@@ -293,13 +345,21 @@ class SceneMirror:
             pts += [(t, -half, 0), (t, half, 0), (-half, t, 0), (half, t, 0)]
             lines += [2, 4 * i, 4 * i + 1, 2, 4 * i + 2, 4 * i + 3]
         grid = pv.PolyData(np.array(pts, dtype=float), lines=np.array(lines))
-        actor = self.plotter.add_mesh(grid, color=self.look.grid, line_width=1, opacity=0.6,
-                                      pickable=False, render=False, name="grid")
+        # opaque, in the colour a translucent grid would show over the background: a
+        # translucent actor costs a second pass of the whole scene
+        colour = 0.6 * np.array(pv.Color(self.look.grid).float_rgb) \
+            + 0.4 * np.array(pv.Color(self.look.background).float_rgb)
+        actor = self.plotter.add_mesh(grid, color=tuple(colour), line_width=1, pickable=False,
+                                      render=False, name="grid")
         actor.SetVisibility(self.visible["grid"])
         self.actors["grid"] = actor
 
     def set_visible(self, name: str, on: bool) -> None:
         self.visible[name] = on
+        if on and name in self._stale:
+            # first shown: built now, from the current poses
+            self._build_layer(name)
+            self._add_actor(name)
         actor = self.actors.get(name)
         if actor is not None:
             actor.SetVisibility(on)
@@ -314,12 +374,13 @@ class SceneMirror:
                 continue
             changed |= bool(layer.move(keys, X))
         # inertia boxes ride on their links: box pose = link pose @ X_LB
-        boxes = [(k, x @ self._X_LB[k]) for k, x in zip(keys, X) if k in self._X_LB]
-        if boxes:
-            self.inertia.move([k for k, _ in boxes], np.stack([x for _, x in boxes]))
+        which = [r for r, k in enumerate(keys) if k in self._X_LB]
+        if which:
+            X_LB = np.stack([self._X_LB[keys[r]] for r in which])
+            self.inertia.move([keys[r] for r in which], X[which] @ X_LB)
             changed = True
         if changed:
-            self._refresh_overlays()
+            self._refresh_overlays(set(keys))
         return changed
 
     def refresh_inertia(self, keys: list[str]) -> None:
@@ -327,35 +388,23 @@ class SceneMirror:
         table = self.live.poses
         for key in keys:
             node = self.nodes.get(key)
-            if not isinstance(node, Link) or key not in table:
-                self._inertia_entries.pop(key, None)
-                continue
-            entry = self._inertia_entry(key, node, table.pose(key))
+            entry = self._inertia_entry(node) if isinstance(node, Link) and key in table \
+                else None
             if entry is None:
                 self._inertia_entries.pop(key, None)
             else:
                 self._inertia_entries[key] = entry
-        self._build_inertia()
-        actor = self.actors.pop("inertia boxes", None)
-        if actor is not None:
-            self.plotter.remove_actor(actor, render=False)
-        if self.inertia.mesh is not None:
-            actor = self.plotter.add_mesh(self.inertia.mesh, scalars="rgb", rgb=True,
-                                          style="wireframe", line_width=1.5, render=False,
-                                          name="inertia boxes", show_scalar_bar=False,
-                                          pickable=False)
-            actor.SetVisibility(self.visible["inertia boxes"])
-            self.actors["inertia boxes"] = actor
+        if "inertia boxes" not in self._stale:
+            self._build_inertia()
+            self._add_actor("inertia boxes")
 
     def _build_inertia(self) -> None:
         table = self.live.poses
-        entries = []
-        self._X_LB = {}
-        for key, (shape, color, X_LB) in self._inertia_entries.items():
-            if key in table:
-                self._X_LB[key] = X_LB
-                entries.append((key, shape, color, table.pose(key) @ X_LB))
-        self.inertia.build(entries)
+        keys = [k for k in self._inertia_entries if k in table]
+        self._X_LB = {k: self._inertia_entries[k][2] for k in keys}
+        X = table.poses(keys) if keys else np.zeros((0, 4, 4))
+        self.inertia.build([(k, shape, color, X_WL @ X_LB) for k, X_WL, (shape, color, X_LB)
+                            in zip(keys, X, (self._inertia_entries[k] for k in keys))])
 
     # -- picking and highlighting ----------------------------------------------------
     def key_at_cell(self, actor, cell: int) -> str | None:
@@ -365,58 +414,66 @@ class SceneMirror:
         return None
 
     def _members(self, key: str) -> set[str]:
-        """Keys of the drawn instances that belong to element ``key``."""
+        """Keys of the drawn instances that belong to element ``key`` (itself, its parts
+        ``key#...`` and everything nested ``key::...``), by binary search over the
+        sorted keys: this runs for the selection after every pose change."""
         if key == ROOT:
             return set()
+        if self._sorted_keys is None:
+            self._sorted_keys = sorted({*self.visuals.index, *self.collisions.index})
+        keys = self._sorted_keys
         out = set()
-        for layer in (self.visuals, self.collisions):
-            for k in layer.index:
-                if k == key or k.startswith(key + "#") or k.startswith(key + "::"):
-                    out.add(k)
+        for prefix in (key + "#", key + "::"):
+            i = bisect.bisect_left(keys, prefix)
+            while i < len(keys) and keys[i].startswith(prefix):
+                out.add(keys[i])
+                i += 1
+        i = bisect.bisect_left(keys, key)
+        if i < len(keys) and keys[i] == key:
+            out.add(key)
         return out
 
     def highlight(self, name: str, keys: list[str], color: str, width: float = 3.0) -> None:
-        """Draw ``keys``'s geometry (or their frames) on top in ``color``."""
-        self._overlay_spec = getattr(self, "_overlay_spec", {})
-        self._overlay_spec[name] = (list(keys), color, width)
-        self._draw_overlay(name)
-
-    def _refresh_overlays(self) -> None:
-        for name in list(getattr(self, "_overlay_spec", {})):
-            self._draw_overlay(name)
-
-    def _draw_overlay(self, name: str) -> None:
-        old = self._overlays.pop(name, None)
-        if old is not None:
-            self.plotter.remove_actor(old, render=False)
-        keys, color, width = self._overlay_spec[name]
+        """Outline ``keys``'s geometry (or draw their frames) on top in ``color``."""
         members: set[str] = set()
-        frames: list[np.ndarray] = []
-        table = self.live.poses
         for key in keys:
             members |= self._members(key)
-            if key in table and key != ROOT:
-                frames.append(table.pose(key))
-        blocks = []
-        for layer in (self.visuals, self.collisions):
-            part = layer.extract(members & set(layer.index)) if members else None
-            if part is not None and part.n_points:
-                blocks.append(part.extract_feature_edges(
-                    feature_angle=35, boundary_edges=True, non_manifold_edges=False,
-                    manifold_edges=False))
+        self._overlay_spec[name] = (list(keys), members, color, width)
+        self._draw_overlay(name)
+
+    def _refresh_overlays(self, moved: set[str]) -> None:
+        for name, (keys, members, _c, _w) in self._overlay_spec.items():
+            if not moved.isdisjoint(members) or not moved.isdisjoint(keys):
+                self._draw_overlay(name)
+
+    def _draw_overlay(self, name: str) -> None:
+        keys, members, color, width = self._overlay_spec[name]
+        ends = [layer.outline(members) for layer in (self.visuals, self.collisions)]
+        table = self.live.poses
+        frames = [table.pose(key) for key in keys if key in table and key != ROOT]
         if frames:
-            s = self.scale * 0.09
-            pts, lines = [], []
-            for i, X in enumerate(frames):
-                o = X[:3, 3]
-                pts += [o, o + s * X[:3, 0], o + s * X[:3, 1], o + s * X[:3, 2]]
-                lines += [2, 4 * i, 4 * i + 1, 2, 4 * i, 4 * i + 2, 2, 4 * i, 4 * i + 3]
-            marker = pv.PolyData(np.array(pts), lines=np.array(lines))
-            blocks.append(marker)
-        if not blocks:
+            # a small triad: origin to the tip of each axis
+            X = np.stack(frames)
+            o = X[:, None, :3, 3]
+            tips = o + self.scale * 0.09 * np.transpose(X[:, :3, :3], (0, 2, 1))
+            ends.append(np.stack([np.broadcast_to(o, tips.shape), tips], axis=2).reshape(-1, 3))
+        points = np.concatenate(ends)
+        actor = self._overlays.get(name)
+        if not len(points):
+            if actor is not None:
+                actor.SetVisibility(False)
             return
-        merged = blocks[0].merge(blocks[1:]) if len(blocks) > 1 else blocks[0]
-        actor = self.plotter.add_mesh(merged, color=color, line_width=width, render=False,
+        lines = np.column_stack([np.full(len(points) // 2, 2),
+                                 np.arange(len(points)).reshape(-1, 2)]).ravel()
+        outline = pv.PolyData(points, lines=lines)
+        if actor is not None and actor.prop.color == pv.Color(color) \
+                and actor.prop.line_width == width:
+            actor.mapper.SetInputData(outline)   # same look: only the lines change
+            actor.SetVisibility(True)
+            return
+        if actor is not None:
+            self.plotter.remove_actor(actor, render=False)
+        actor = self.plotter.add_mesh(outline, color=color, line_width=width, render=False,
                                       pickable=False, name=f"overlay:{name}")
         mapper = actor.GetMapper()
         # drawn over the geometry it outlines, so it shows from every side

@@ -24,11 +24,43 @@ ROUND = 24
 class Triangles:
     """``points`` (n, 3) float64 and ``faces`` (m, 3) int64 of one shape."""
 
-    __slots__ = ("points", "faces")
+    __slots__ = ("points", "faces", "_outline")
 
     def __init__(self, points: np.ndarray, faces: np.ndarray) -> None:
         self.points = np.ascontiguousarray(points, dtype=float)
         self.faces = np.ascontiguousarray(faces, dtype=np.int64)
+        self._outline: np.ndarray | None = None
+
+    def outline(self, feature_angle: float = 35.0) -> np.ndarray:
+        """Point index pairs (k, 2) of the edges that outline the shape: edges of one
+        face only, and edges where the faces meet at more than ``feature_angle`` degrees.
+        Computed once per shape; a highlight picks these rows of each instance's points."""
+        if self._outline is None:
+            self._outline = _outline_edges(self.points, self.faces, feature_angle)
+        return self._outline
+
+
+def _outline_edges(points: np.ndarray, faces: np.ndarray, feature_angle: float) -> np.ndarray:
+    if len(faces) == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    a, b, c = points[faces[:, 0]], points[faces[:, 1]], points[faces[:, 2]]
+    normals = np.cross(b - a, c - a)
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
+    edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
+    owner = np.tile(np.arange(len(faces)), 3)
+    edges = np.sort(edges, axis=1)
+    order = np.lexsort((edges[:, 1], edges[:, 0]))
+    edges, owner = edges[order], owner[order]
+    same = np.all(edges[1:] == edges[:-1], axis=1)      # an edge shared with the next row
+    starts = np.flatnonzero(np.r_[True, ~same])
+    counts = np.diff(np.r_[starts, len(edges)])
+    keep = counts != 2                                  # boundary (or non-manifold) edges
+    pairs = starts[counts == 2]
+    cos = np.einsum("ij,ij->i", normals[owner[pairs]], normals[owner[pairs + 1]])
+    sharp = np.zeros(len(starts), dtype=bool)
+    sharp[counts == 2] = cos < np.cos(np.radians(feature_angle))
+    return edges[starts[keep | sharp]]
 
 
 def _box(sx: float, sy: float, sz: float) -> Triangles:

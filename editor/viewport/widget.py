@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 from PySide6 import QtCore, QtWidgets
 from pyvistaqt import QtInteractor
 
@@ -18,6 +17,10 @@ from ..session import DocumentSession
 from .scene import VIEWS, Look, SceneMirror, camera_position
 
 __all__ = ["Viewport", "VIEWS"]
+
+#: Quiet time after the last change before the anti-aliased frame is drawn.
+POLISH_DELAY_MS = 200
+
 
 class Viewport(QtWidgets.QWidget):
     """3D view of one document session."""
@@ -30,15 +33,29 @@ class Viewport(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.look = look or Look()
-        self.plotter = QtInteractor(self, auto_update=False)
+        # no multisampling: software OpenGL pays for every sample (FXAA polishes instead)
+        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
         self.plotter.set_background(self.look.background, top=self.look.background_top)
-        self.plotter.enable_anti_aliasing("fxaa")
         self.plotter.add_axes(line_width=3, labels_off=False)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plotter.interactor)
         self.mirror = SceneMirror(self.plotter, session.document, self.look)
         self.last_render = 0.0
+        self.render_count = 0
+        self._render_started = 0.0
+        self._fit_pending = True     # fit the view at every resize until the first frame
+        self._smooth = False         # FXAA on (see _polish)
+        self._polish_timer = QtCore.QTimer(self)
+        self._polish_timer.setSingleShot(True)
+        self._polish_timer.setInterval(POLISH_DELAY_MS)
+        self._polish_timer.timeout.connect(self._polish)
+        window = self.plotter.render_window
+        window.AddObserver("StartEvent", self._on_render_start)
+        window.AddObserver("EndEvent", self._on_render_end)
+        interactor = self.plotter.iren.interactor
+        interactor.AddObserver("StartInteractionEvent", lambda *_: self._set_smooth(False))
+        interactor.AddObserver("EndInteractionEvent", lambda *_: self._polish_timer.start())
         self._press: QtCore.QPoint | None = None
         self._hover_key: str | None = None
         self._hover_timer = QtCore.QTimer(self)
@@ -55,10 +72,46 @@ class Viewport(QtWidgets.QWidget):
 
     # -- following the session ----------------------------------------------------
     def render(self) -> None:  # type: ignore[override]
-        t = time.perf_counter()
+        """Draw now, without anti-aliasing; the smoothed frame follows once things
+        settle (see :meth:`_polish`)."""
+        self._set_smooth(False)
         self.plotter.render()
-        self.last_render = time.perf_counter() - t
+
+    def _set_smooth(self, on: bool) -> None:
+        if on != self._smooth:
+            self._smooth = on
+            self.plotter.renderer.SetUseFXAA(on)
+
+    def _polish(self) -> None:
+        """The still frame: FXAA smooths edges and lines.  With software OpenGL it costs
+        as much as the scene itself, so frames drawn while the user drags, orbits or
+        edits go without it and this one follows when they stop."""
+        if self.plotter.iren is None:   # closed meanwhile
+            return
+        style = self.plotter.iren.interactor.GetInteractorStyle()
+        if style is not None and style.GetState() != 0:   # VTKIS_NONE: not mid-drag
+            self._polish_timer.start()
+            return
+        self._set_smooth(True)
+        self.plotter.render()
+
+    def _on_render_start(self, *_args) -> None:
+        self._render_started = time.perf_counter()
+
+    def _on_render_end(self, *_args) -> None:
+        # every render counts: ours, Qt's paints and the camera interaction's
+        self.last_render = time.perf_counter() - self._render_started
+        self.render_count += 1
+        self._fit_pending = False
+        if not self._smooth:
+            self._polish_timer.start()
         self.rendered.emit(self.last_render)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        if self._fit_pending:
+            # the fit depends on the aspect ratio: redo it until the first frame is drawn
+            self.fit(render=False)
 
     def _on_poses(self, event) -> None:
         if self.mirror.on_poses(event):
@@ -82,8 +135,8 @@ class Viewport(QtWidgets.QWidget):
     def fit(self, render: bool = True) -> None:
         bounds = self.mirror.bounds()
         if bounds is not None:
-            # (pyvista's reset_camera renders unless told not to: one render is enough)
-            self.plotter.reset_camera(render=False, bounds=bounds)
+            # (the renderer's reset_camera: the plotter's renders whatever it is told)
+            self.plotter.renderer.reset_camera(render=False, bounds=bounds)
             self.plotter.camera.zoom(1.0)
         if render:
             self.render()
@@ -107,7 +160,7 @@ class Viewport(QtWidgets.QWidget):
         if members:
             part = self.mirror.visuals.extract(members) or self.mirror.collisions.extract(members)
             if part is not None:
-                self.plotter.reset_camera(render=False, bounds=part.bounds)
+                self.plotter.renderer.reset_camera(render=False, bounds=part.bounds)
                 self.render()
                 return
         if key in table:
@@ -180,4 +233,6 @@ class Viewport(QtWidgets.QWidget):
         self.render()
 
     def close_plotter(self) -> None:
+        self._polish_timer.stop()
+        self._hover_timer.stop()
         self.plotter.close()
