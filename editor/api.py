@@ -158,13 +158,14 @@ class Editor:
         """Save a PNG of the 3D view (``window=True``: the whole main window)."""
         self.app.processEvents()
         path = Path(path)
+        tab = self.window.current
+        if tab is not None:
+            tab.viewport.render(still=True)     # anti-aliased, wide lines
         if window:
             self.window.grab().save(str(path))
         else:
-            tab = self.window.current
             if tab is None:
                 raise RuntimeError("no document is open")
-            tab.viewport.render()
             tab.viewport.plotter.screenshot(str(path))
         return path
 

@@ -10,11 +10,21 @@ Plugins are discovered only to list the commands or to run one of theirs.
 it (Qt is imported only then).
 
 Exit codes: 0 success, 1 the input has errors, 2 usage errors.
+
+Run as the program (``main()`` without arguments: the ``snapframe`` script, ``python -m
+snapframe.editor.cli``), a headless command runs without Python's cyclic garbage
+collector: the process ends when the command does, and the operating system takes its
+memory back at once, whereas the collector would scan everything the command built (a
+large assembly is a web of a few hundred thousand objects) once or more while it runs and
+again at exit.  What the command made is frozen (:func:`gc.freeze`) before the process
+exits, so interpreter shutdown does not scan it either.  The desktop editor, a long-lived
+process, keeps the collector.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -71,12 +81,32 @@ def _requested(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``snapframe`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    """Run ``snapframe`` with ``argv`` (default: ``sys.argv[1:]``, and then this is the
+    program: see the module's documentation); returns the exit code."""
+    program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
+    editor = _opens_editor(argv, _requested(argv))
+    if not program or editor:
+        return _main(argv, editor)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _main(argv, editor)
+    finally:
+        gc.freeze()  # the process exits next: its objects need not be scanned again
+        if was_enabled:
+            gc.enable()
+
+
+def _opens_editor(argv: Sequence[str], wanted: str | None) -> bool:
+    """``snapframe`` alone opens the editor; ``snapframe FILE...`` opens files in it."""
+    return not argv or (wanted is not None and Path(wanted).is_file() and
+                        wanted not in {c.name for c in available_commands(wanted)})
+
+
+def _main(argv: list[str], editor: bool) -> int:
     wanted = _requested(argv)
-    if not argv or (wanted is not None and Path(wanted).is_file() and
-                    wanted not in {c.name for c in available_commands(wanted)}):
-        # `snapframe` alone opens the editor; `snapframe FILE...` opens files in it
+    if editor:
         from .app import run
         return run([a for a in argv if not a.startswith("-")])
     commands = available_commands(wanted)

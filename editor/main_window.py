@@ -255,6 +255,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build_status(self) -> None:
         self.status_diag = QtWidgets.QLabel(self)
         self.status_render = QtWidgets.QLabel(self)
+        # room for "render 1234 ms": the label must not resize with every frame
+        self.status_render.setMinimumWidth(self.status_render.fontMetrics().horizontalAdvance("render 00000 ms") + 8)
         self.statusBar().addPermanentWidget(self.status_diag)
         self.statusBar().addPermanentWidget(self.status_render)
 
@@ -288,6 +290,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.setCurrentIndex(index)
         for name, action in self.act_layers.items():
             tab.viewport.mirror.set_visible(name, action.isChecked())
+        tab.viewport.mirror.set_visible("frame graphs", self.act_teaching.isChecked())
         # drawn by its first paint, fitted at its final size (see Viewport.resizeEvent)
         tab.viewport.set_view("iso", render=False)
         return tab
@@ -474,6 +477,7 @@ class MainWindow(QtWidgets.QMainWindow):
         the selected frame explained."""
         for name in ("link", "joint", "frame", "mate_connector", "model"):
             self.act_layers[name].setChecked(on or name in ("link", "frame", "mate_connector"))
+        self.set_layer("frame graphs", on)   # arrows between the triads
         if on:
             self.diagnostics_dock.show()
             self.bottom_tabs.setCurrentWidget(self.frame_graph)

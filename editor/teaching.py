@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from snapframe.core.diagnostics import SourceLocation
-from snapframe.core.frames.export import graph_edges
 from snapframe.core.frames.scope import Scope, Unresolved, Vertex
 from snapframe.core.live.keys import ROOT, join_key, split_part
 from snapframe.core.model import Document, Link, Model, World
 from snapframe.core.model.names import MODEL_FRAME, SEP, WORLD
 from snapframe.core.pose import IDENTITY, Pose
 
+from .frame_graphs import GraphData as _GraphData, document_graph
 from .icons import KIND_COLORS, kind_icon
 from .session import DocumentSession
 
@@ -264,51 +264,6 @@ _NODE_HEIGHT = 26.0
 #: Structure-changing fields: an edit of these redraws the graph.
 _GRAPH_FIELDS = frozenset({"relative_to", "attached_to", "parent_name", "child_name", "name",
                            "placement_frame", "uri", "template", "canonical_link"})
-
-
-def _edge_key(name: str, top: str) -> str:
-    """A vertex name of :func:`graph_edges` as an instance key (model frames are their
-    model: ``m::__model__`` -> ``m``; the root frame is ``""``)."""
-    if top:
-        if name == top:
-            name = ""
-        elif name.startswith(top + SEP):
-            name = name[len(top) + len(SEP):]
-    if name in (MODEL_FRAME, WORLD):
-        return ROOT
-    if name.endswith(SEP + MODEL_FRAME):
-        name = name[: -len(SEP + MODEL_FRAME)]
-    return name
-
-
-@dataclass
-class _GraphData:
-    nodes: list[str]
-    relative_to: dict[str, str]           # frame -> the frame its pose is written in
-    attached_to: list[tuple[str, str]]
-
-
-def document_graph(document: Document) -> _GraphData:
-    """The two frame graphs of ``document`` with instance keys as vertices."""
-    edges = graph_edges(document.frames)
-    root = document.frames.root
-    top = root.name if root is not None and root.kind == "model" else ""
-    nodes: dict[str, None] = {ROOT: None}
-    relative: dict[str, str] = {}
-    attached: list[tuple[str, str]] = []
-    for a, b in edges["relative_to"]:
-        ka, kb = _edge_key(a, top), _edge_key(b, top)
-        nodes.setdefault(ka)
-        nodes.setdefault(kb)
-        if ka != kb:
-            relative[ka] = kb
-    for a, b in edges["attached_to"]:
-        ka, kb = _edge_key(a, top), _edge_key(b, top)
-        if ka != kb:
-            nodes.setdefault(ka)
-            nodes.setdefault(kb)
-            attached.append((ka, kb))
-    return _GraphData(list(nodes), relative, attached)
 
 
 def _layout(nodes: list[str], relative: dict[str, str]) -> dict[str, tuple[int, float]]:

@@ -303,3 +303,73 @@ class LineLayer:
             view[slots] = transform_points(X[which], local)
         _touched(self.mesh)
         return True
+
+
+class ArrowLayer:
+    """Arrows between the origins of two elements' frames (the frame graphs of teaching
+    mode): a shaft and a two-stroke head per arrow.  Each arrow remembers its two ends,
+    so a move redraws exactly the arrows that start or end at a moved key."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.mesh: pv.PolyData | None = None
+        self.head = 0.02
+        self._ends: dict[str, int] = {}            # key -> row of self._origin
+        self._origin = np.zeros((0, 3))
+        self._a = self._b = np.zeros(0, dtype=np.int64)
+
+    def build(self, arrows: list[tuple[str, str, tuple[int, int, int]]],
+              origin_of: dict[str, np.ndarray] | None = None, head: float = 0.02) -> None:
+        """``arrows``: (from key, to key, rgb); ``origin_of``: each key's origin."""
+        origin_of = origin_of or {}
+        arrows = [a for a in arrows if a[0] in origin_of and a[1] in origin_of]
+        self.head = head
+        if not arrows:
+            self.mesh, self._ends = None, {}
+            return
+        keys = list(dict.fromkeys(k for a in arrows for k in a[:2]))
+        self._ends = {k: i for i, k in enumerate(keys)}
+        self._origin = np.array([origin_of[k] for k in keys], dtype=float).reshape(-1, 3)
+        self._a = np.array([self._ends[a[0]] for a in arrows])
+        self._b = np.array([self._ends[a[1]] for a in arrows])
+        n = len(arrows)
+        base = 4 * np.arange(n)
+        lines = np.column_stack([np.full(n, 2), base, base + 1, np.full(n, 2), base + 1,
+                                 base + 2, np.full(n, 2), base + 1, base + 3]).ravel()
+        mesh = pv.PolyData(self._points(np.arange(n)).reshape(-1, 3), lines=lines)
+        mesh.cell_data["rgb"] = np.repeat(np.array([a[2] for a in arrows], dtype=np.uint8), 3,
+                                          axis=0)
+        self.mesh = mesh
+
+    def _points(self, which: np.ndarray) -> np.ndarray:
+        """(k, 4, 3): tail, tip and the two ends of the head of arrows ``which``."""
+        tail, tip = self._origin[self._a[which]], self._origin[self._b[which]]
+        d = tip - tail
+        length = np.linalg.norm(d, axis=1, keepdims=True)
+        u = np.divide(d, length, out=np.zeros_like(d), where=length > 1e-12)
+        # the head opens in the plane of the shaft and the world's z (or x for a
+        # vertical shaft)
+        side = np.cross(u, [0.0, 0.0, 1.0])
+        flat = np.linalg.norm(side, axis=1) < 0.1
+        side[flat] = np.cross(u[flat], [1.0, 0.0, 0.0])
+        side /= np.maximum(np.linalg.norm(side, axis=1, keepdims=True), 1e-12)
+        h = np.minimum(self.head, 0.4 * length)
+        back = tip - u * h
+        return np.stack([tail, tip, back + side * h * 0.5, back - side * h * 0.5], axis=1)
+
+    def move(self, keys: list[str], X: np.ndarray) -> bool:
+        if self.mesh is None:
+            return False
+        rows = [(self._ends[k], r) for r, k in enumerate(keys) if k in self._ends]
+        if not rows:
+            return False
+        ends = np.array([e for e, _ in rows])
+        self._origin[ends] = X[[r for _, r in rows], :3, 3]
+        which = np.flatnonzero(np.isin(self._a, ends) | np.isin(self._b, ends))
+        pts = np.asarray(self.mesh.points).reshape(-1, 4, 3)
+        pts[which] = self._points(which)
+        _touched(self.mesh)
+        return True
+
+    def key_of_cell(self, cell: int) -> str | None:
+        return None

@@ -20,7 +20,8 @@ import pyvista as pv
 from snapframe.core.live.keys import ROOT, join_key, subtree_keys
 from snapframe.core.model import Collision, Joint, Link, Node, Visual
 
-from .layers import LineLayer, MeshLayer, TriadLayer
+from ..frame_graphs import document_graph
+from .layers import ArrowLayer, LineLayer, MeshLayer, TriadLayer
 from .shapes import Triangles, shape_mesh
 
 __all__ = ["SceneMirror", "TRIAD_KINDS", "Look", "VIEWS", "camera_position"]
@@ -43,6 +44,10 @@ def camera_position(bounds, view: str) -> list:
     d = np.asarray(direction) / np.linalg.norm(direction)
     return [tuple(centre + d * dist), tuple(centre), up]
 
+#: Teaching mode's arrows: to the frame a pose is written in / to the frame attached to.
+RELATIVE_RGB = (74, 111, 165)
+ATTACHED_RGB = (43, 158, 122)
+
 #: Frame kinds that get triads, each its own layer so it can be toggled.
 TRIAD_KINDS = ("link", "joint", "frame", "mate_connector", "model")
 
@@ -60,6 +65,7 @@ class Look:
     grid: str = "#b9c3cd"
     axis: tuple[int, int, int] = (142, 68, 173)
     com: str = "#e84393"
+    chain: str = "#e67e22"
     inertia: tuple[int, int, int] = (232, 67, 147)
 
     @classmethod
@@ -111,6 +117,8 @@ class SceneMirror:
         self.triads = {kind: TriadLayer(kind) for kind in TRIAD_KINDS}
         self.axes = LineLayer("joint axes")
         self.inertia = MeshLayer("inertia boxes")
+        self.arrows = ArrowLayer("frame graphs")
+        self.chain: list[str] = []          # keys of the highlighted relative_to chain
         self._X_LB: dict[str, np.ndarray] = {}
         self._inertia_entries: dict[str, tuple] = {}
         self._entries: dict[str, list] = {}      # layer name -> its collected instances
@@ -118,9 +126,11 @@ class SceneMirror:
         self.actors: dict[str, object] = {}
         self.visible = {"visuals": True, "collisions": False, "link": True, "joint": False,
                         "frame": True, "mate_connector": True, "model": False,
-                        "joint axes": True, "inertia boxes": False, "grid": True}
+                        "joint axes": True, "inertia boxes": False, "frame graphs": False,
+                        "grid": True}
         self.nodes: dict[str, Node] = {}
         self.scale = 1.0
+        self.still = True             # wide lines (see set_still)
         self._overlays: dict[str, object] = {}
         # highlight name -> (keys, their drawn members, colour, line width)
         self._overlay_spec: dict[str, tuple[list[str], set[str], str, float]] = {}
@@ -209,7 +219,11 @@ class SceneMirror:
                     self._X_LB = {}
         self._show_all()
         for name, (keys, _members, color, width) in list(self._overlay_spec.items()):
-            self.highlight(name, keys, color, width)   # members may have changed
+            # members may have changed
+            if name == "chain":
+                self.highlight_chain(keys[0] if keys else None, color, width)
+            else:
+                self.highlight(name, keys, color, width)
 
     def _build_layer(self, name: str) -> None:
         """Build one layer from its collected instances at their current poses."""
@@ -217,6 +231,9 @@ class SceneMirror:
         table = self.live.poses
         if name == "inertia boxes":
             self._build_inertia()
+            return
+        if name == "frame graphs":
+            self._build_arrows()
             return
         entries = self._entries[name]
         layer = self._layers()[name]
@@ -300,13 +317,15 @@ class SceneMirror:
     # -- showing ------------------------------------------------------------------
     def _layers(self) -> dict[str, object]:
         return {"visuals": self.visuals, "collisions": self.collisions, **self.triads,
-                "joint axes": self.axes, "inertia boxes": self.inertia}
+                "joint axes": self.axes, "inertia boxes": self.inertia,
+                "frame graphs": self.arrows}
 
     def _show_all(self) -> None:
         for name in list(self.actors):
             self.plotter.remove_actor(self.actors.pop(name), render=False)
         for name in self._layers():
             self._add_actor(name)
+        self._ghost()
         self._grid()
 
     def _add_actor(self, name: str) -> None:
@@ -325,14 +344,54 @@ class SceneMirror:
                 specular=0.15, specular_power=20)
         elif name == "inertia boxes":
             actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, style="wireframe",
-                                          line_width=1.5, render=False, name=name,
+                                          line_width=self._line_width(name), render=False,
+                                          name=name,
                                           show_scalar_bar=False, pickable=False)
         else:
-            actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, line_width=2.5,
+            actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True,
+                                          line_width=self._line_width(name),
                                           render=False, name=name, show_scalar_bar=False,
                                           pickable=name in TRIAD_KINDS)
         actor.SetVisibility(self.visible.get(name, True))
         self.actors[name] = actor
+
+    def _build_arrows(self) -> None:
+        """The relative_to graph (blue: to the frame a pose is written in) and the
+        attached_to graph (green: to the frame a frame moves with) as arrows."""
+        graph = document_graph(self.document)
+        self._graph = graph
+        table = self.live.poses
+        keys = [k for k in graph.nodes if k in table]
+        origins = dict(zip(keys, table.poses(keys)[:, :3, 3])) if keys else {}
+        arrows = [(a, b, RELATIVE_RGB) for a, b in graph.relative_to.items()]
+        arrows += [(a, b, ATTACHED_RGB) for a, b in graph.attached_to]
+        self.arrows.build(arrows, origins, head=self.scale * 0.025)
+
+    def chain_of(self, key: str | None) -> list[str]:
+        """``key`` and the frames its pose is written relative to, out to the root."""
+        graph = getattr(self, "_graph", None)
+        chain: list[str] = []
+        while graph is not None and key is not None and key not in chain:
+            chain.append(key)
+            key = graph.relative_to.get(key)
+        return chain
+
+    def _line_width(self, name: str) -> float:
+        if not self.still:
+            return 1.0
+        return 1.5 if name == "inertia boxes" else 2.5
+
+    def set_still(self, still: bool) -> None:
+        """Draw the still frame's wide lines, or 1-pixel lines while things move.  Wider
+        lines take a geometry shader that software OpenGL runs slowly (a third of a frame
+        of the 100-robot world): frames drawn during a drag or an orbit go without them,
+        and the still frame that follows has them (see the viewport's polish)."""
+        if still == self.still:
+            return
+        self.still = still
+        for name, actor in self.actors.items():
+            if name != "grid" and name not in ("visuals", "collisions"):
+                actor.GetProperty().SetLineWidth(self._line_width(name))
 
     def _grid(self) -> None:
         if "grid" in self.actors:
@@ -363,6 +422,14 @@ class SceneMirror:
         actor = self.actors.get(name)
         if actor is not None:
             actor.SetVisibility(on)
+        self._ghost()
+
+    def _ghost(self) -> None:
+        """With the frame graphs shown, the bodies turn translucent: the triads and
+        arrows inside them are what teaching mode is about."""
+        actor = self.actors.get("visuals")
+        if actor is not None:
+            actor.GetProperty().SetOpacity(0.3 if self.visible.get("frame graphs") else 1.0)
 
     # -- following the core ---------------------------------------------------------
     def on_poses(self, event) -> bool:
@@ -441,6 +508,12 @@ class SceneMirror:
         self._overlay_spec[name] = (list(keys), members, color, width)
         self._draw_overlay(name)
 
+    def highlight_chain(self, key: str | None, color: str, width: float = 4.0) -> None:
+        """Draw the relative_to chain of ``key`` as arrows on top (teaching mode)."""
+        self.chain = self.chain_of(key) if self.visible.get("frame graphs") else []
+        self._overlay_spec["chain"] = (list(self.chain), set(), color, width)
+        self._draw_overlay("chain")
+
     def _refresh_overlays(self, moved: set[str]) -> None:
         for name, (keys, members, _c, _w) in self._overlay_spec.items():
             if not moved.isdisjoint(members) or not moved.isdisjoint(keys):
@@ -451,6 +524,16 @@ class SceneMirror:
         ends = [layer.outline(members) for layer in (self.visuals, self.collisions)]
         table = self.live.poses
         frames = [table.pose(key) for key in keys if key in table and key != ROOT]
+        if name == "chain":
+            # arrows from each frame to the one its pose is written in
+            pairs = [(a, b) for a, b in zip(keys, keys[1:]) if a in table and b in table]
+            if pairs:
+                chain = ArrowLayer("chain")
+                origins = {k: table.pose(k)[:3, 3] for pair in pairs for k in pair}
+                chain.build([(a, b, (0, 0, 0)) for a, b in pairs], origins, self.scale * 0.03)
+                pts = np.asarray(chain.mesh.points).reshape(-1, 4, 3)
+                ends.append(pts[:, [0, 1, 1, 2, 1, 3]].reshape(-1, 3))
+            frames = []
         if frames:
             # a small triad: origin to the tip of each axis
             X = np.stack(frames)

@@ -22,6 +22,42 @@ __all__ = ["Viewport", "VIEWS"]
 POLISH_DELAY_MS = 200
 
 
+class _Interactor(QtInteractor):
+    """pyvistaqt's widget, drawing each frame once.
+
+    pyvistaqt renders in every paint, and schedules a paint after every render made
+    outside one (ours, the camera interaction's): each frame was drawn twice, and again
+    on every expose.  Here a paint shows the last picture when nothing changed since it
+    was drawn (as VTK's own C++ Qt widget does) and renders otherwise; whoever changes
+    the scene without rendering calls :meth:`invalidate`.
+    """
+
+    _fresh = False      # the render window holds a picture of the current scene
+
+    def invalidate(self) -> None:
+        self._fresh = False
+        self.update()
+
+    def _cb_frame(self, obj, evt) -> None:
+        self._fresh = True
+        super()._cb_frame(obj, evt)
+
+    def resizeGL(self, w: int, h: int) -> None:  # noqa: N802 (Qt naming)
+        self._fresh = False    # the picture has the old size: draw again
+        super().resizeGL(w, h)
+
+    def paintGL(self) -> None:  # noqa: N802 (Qt naming)
+        iren = self._RenderWindow.GetInteractor() if self._RenderWindow is not None else None
+        if not self._fresh or iren is None:
+            super().paintGL()
+            return
+        iren.EnableRenderOff()          # the paint's own render becomes a no-op
+        try:
+            super().paintGL()
+        finally:
+            iren.EnableRenderOn()
+
+
 class Viewport(QtWidgets.QWidget):
     """3D view of one document session."""
 
@@ -34,7 +70,7 @@ class Viewport(QtWidgets.QWidget):
         self.session = session
         self.look = look or Look()
         # no multisampling: software OpenGL pays for every sample (FXAA polishes instead)
-        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
+        self.plotter = _Interactor(self, auto_update=False, multi_samples=0)
         self.plotter.set_background(self.look.background, top=self.look.background_top)
         self.plotter.add_axes(line_width=3, labels_off=False)
         layout = QtWidgets.QVBoxLayout(self)
@@ -45,7 +81,8 @@ class Viewport(QtWidgets.QWidget):
         self.render_count = 0
         self._render_started = 0.0
         self._fit_pending = True     # fit the view at every resize until the first frame
-        self._smooth = False         # FXAA on (see _polish)
+        self._smooth = False         # FXAA on and wide lines (see _polish)
+        self.mirror.set_still(False)
         self._polish_timer = QtCore.QTimer(self)
         self._polish_timer.setSingleShot(True)
         self._polish_timer.setInterval(POLISH_DELAY_MS)
@@ -71,21 +108,24 @@ class Viewport(QtWidgets.QWidget):
         self.set_view("iso", render=False)
 
     # -- following the session ----------------------------------------------------
-    def render(self) -> None:  # type: ignore[override]
-        """Draw now, without anti-aliasing; the smoothed frame follows once things
-        settle (see :meth:`_polish`)."""
-        self._set_smooth(False)
+    def render(self, still: bool = False) -> None:  # type: ignore[override]
+        """Draw now: the quick frame (the still frame follows once things settle, see
+        :meth:`_polish`), or with ``still`` the still frame itself (screenshots)."""
+        self._set_smooth(still)
+        if still:
+            self._polish_timer.stop()
         self.plotter.render()
 
     def _set_smooth(self, on: bool) -> None:
         if on != self._smooth:
             self._smooth = on
             self.plotter.renderer.SetUseFXAA(on)
+            self.mirror.set_still(on)
 
     def _polish(self) -> None:
-        """The still frame: FXAA smooths edges and lines.  With software OpenGL it costs
-        as much as the scene itself, so frames drawn while the user drags, orbits or
-        edits go without it and this one follows when they stop."""
+        """The still frame: FXAA smooths edges, and lines are drawn wide.  With software
+        OpenGL both cost as much as the scene itself, so frames drawn while the user
+        drags, orbits or edits go without them and this one follows when they stop."""
         if self.plotter.iren is None:   # closed meanwhile
             return
         style = self.plotter.iren.interactor.GetInteractorStyle()
@@ -128,6 +168,7 @@ class Viewport(QtWidgets.QWidget):
 
     def _on_selection(self, _event, render: bool = True) -> None:
         self.mirror.highlight("selection", self.session.selection.keys, self.look.selection, 3.5)
+        self.mirror.highlight_chain(self.session.selection.active, self.look.chain)
         if render:
             self.render()
 
@@ -151,6 +192,8 @@ class Viewport(QtWidgets.QWidget):
 
     def set_layer_visible(self, name: str, on: bool) -> None:
         self.mirror.set_visible(name, on)
+        if name == "frame graphs":
+            self.mirror.highlight_chain(self.session.selection.active, self.look.chain)
         self.render()
 
     def focus(self, key: str) -> None:

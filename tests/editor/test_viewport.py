@@ -1,0 +1,165 @@
+"""The viewport mirrors the core by key: what it draws after opens, pose edits, layer
+toggles and highlights, checked against the pose table and the shapes' own geometry (the
+real VTK widget under Xvfb)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from snapframe.core.model.edits import SetDensity, SetPose
+from snapframe.core.pose import Pose
+from snapframe.editor.viewport.shapes import shape_mesh
+
+
+@pytest.fixture
+def viewport(qtbot, session):
+    from snapframe.editor.viewport.widget import Viewport
+    view = Viewport(session)
+    qtbot.addWidget(view)
+    view.resize(640, 480)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: view.render_count > 0)
+    yield view
+    view.close_plotter()
+
+
+def drawn_points(layer, key: str) -> np.ndarray:
+    inst = layer.instances[layer.index[key]]
+    return np.asarray(layer.mesh.points)[inst.point_start:inst.point_start + len(inst.shape.points)]
+
+
+def expected_points(document, key: str) -> np.ndarray:
+    X = document.live.poses.pose(key)
+    return shape_mesh(document.element(key).geometry).points @ X[:3, :3].T + X[:3, 3]
+
+
+def test_opening_draws_one_frame_then_the_still_frame(qtbot, viewport):
+    # the first paint draws the scene (thin lines, no FXAA); the still frame follows
+    assert viewport.render_count == 1
+    assert not viewport.plotter.renderer.GetUseFXAA()
+    assert viewport.mirror.actors["link"].GetProperty().GetLineWidth() == 1.0
+    qtbot.waitUntil(lambda: viewport.render_count == 2, timeout=3000)
+    assert viewport.plotter.renderer.GetUseFXAA()
+    assert viewport.mirror.actors["link"].GetProperty().GetLineWidth() > 2.0
+
+
+def test_a_pose_edit_moves_exactly_the_moved_instances(qtbot, viewport, session):
+    doc = session.document
+    visuals = viewport.mirror.visuals
+    before = {key: drawn_points(visuals, key).copy() for key in visuals.index}
+    gripper = doc.element("gripper")
+    count = viewport.render_count
+    session.push(SetPose(doc, gripper, gripper.pose.value @ Pose.from_xyz_rpy(0.1, 0, 0.05, 0, 0, 0.7)))
+    assert viewport.render_count == count + 1          # drawn once, inside the edit
+    moved = [k for k in visuals.index if k.startswith("gripper::")]
+    assert moved
+    for key in visuals.index:
+        now = drawn_points(visuals, key)
+        assert np.allclose(now, expected_points(doc, key), atol=1e-9), key
+        if key not in moved:
+            assert np.array_equal(now, before[key]), key    # untouched, bit for bit
+        else:
+            assert not np.allclose(now, before[key]), key
+
+
+def test_a_layer_shown_later_is_drawn_at_the_current_poses(qtbot, viewport, session):
+    doc = session.document
+    mirror = viewport.mirror
+    assert mirror.collisions.mesh is None and "collisions" not in mirror.actors  # hidden: unbuilt
+    gripper = doc.element("gripper")
+    session.push(SetPose(doc, gripper, gripper.pose.value @ Pose.from_xyz_rpy(0, 0.2, 0, 0.3, 0, 0)))
+    viewport.set_layer_visible("collisions", True)
+    assert mirror.actors["collisions"].GetVisibility()
+    assert mirror.collisions.index
+    for key in mirror.collisions.index:
+        assert np.allclose(drawn_points(mirror.collisions, key), expected_points(doc, key),
+                           atol=1e-9), key
+
+
+def test_the_selection_outline_follows_its_geometry(qtbot, viewport, session):
+    doc = session.document
+    mirror = viewport.mirror
+    session.selection.select("gripper::body")
+    overlay = mirror._overlays["selection"]
+    outline = np.asarray(overlay.GetMapper().GetInput().GetPoints().GetData())
+    # every end point is a corner of one of the link's drawn shapes, or on its triad
+    corners = np.vstack([drawn_points(mirror.visuals, k) for k in mirror._members("gripper::body")])
+    X = doc.live.poses.pose("gripper::body")
+    triad = X[:3, 3] + np.vstack([np.zeros(3), mirror.scale * 0.09 * X[:3, :3].T])
+    known = np.vstack([corners, triad])
+    assert sum(np.min(np.linalg.norm(corners - p, axis=1)) < 1e-9 for p in outline) >= 24
+    assert all(np.min(np.linalg.norm(known - p, axis=1)) < 1e-9 for p in outline)
+    gripper = doc.element("gripper")
+    session.push(SetPose(doc, gripper, gripper.pose.value @ Pose.translation(0, 0, 0.3)))
+    moved = np.asarray(mirror._overlays["selection"].GetMapper().GetInput().GetPoints().GetData())
+    assert np.allclose(moved, outline + [0, 0, 0.3], atol=1e-9) or \
+        np.allclose(moved - outline, (moved - outline)[0], atol=1e-9)
+
+
+def test_a_box_is_outlined_by_its_twelve_edges():
+    from snapframe.editor.viewport.shapes import _box
+    box = _box(1.0, 2.0, 3.0)
+    edges = box.outline()
+    assert len(edges) == 12
+    lengths = sorted(np.linalg.norm(box.points[edges[:, 0]] - box.points[edges[:, 1]], axis=1))
+    assert np.allclose(lengths, [1.0] * 4 + [2.0] * 4 + [3.0] * 4)
+
+
+def test_inertia_boxes_shown_after_a_density_edit_show_the_new_box(qtbot, viewport, tmp_path):
+    from snapframe.editor.session import DocumentSession
+    from snapframe.editor.viewport.widget import Viewport
+    path = tmp_path / "crate.sdf"
+    path.write_text("""<?xml version="1.0"?>
+<sdf version="1.11"><model name="crate"><link name="body">
+  <inertial auto="true"/>
+  <collision name="c"><density>500</density><geometry><box><size>1 2 4</size></box></geometry></collision>
+</link></model></sdf>""")
+    session = DocumentSession.open(path)
+    view = Viewport(session)
+    qtbot.addWidget(view)
+    view.resize(320, 240)
+    view.show()
+    qtbot.waitExposed(view)
+    try:
+        collision = session.document.element("body#collision:c")
+        session.push(SetDensity(session.document, collision, 1000.0))
+        view.set_layer_visible("inertia boxes", True)
+        layer = view.mirror.inertia
+        pts = drawn_points(layer, "body")
+        size = np.sort(pts.max(axis=0) - pts.min(axis=0))
+        # a uniform box's equivalent inertia box is the box itself, whatever its density
+        assert np.allclose(size, [1.0, 2.0, 4.0], atol=1e-6)
+    finally:
+        view.close_plotter()
+
+
+def test_teaching_arrows_join_each_frame_to_the_frame_its_pose_is_written_in(qtbot, viewport,
+                                                                            session):
+    doc = session.document
+    mirror = viewport.mirror
+    assert mirror.arrows.mesh is None                 # teaching mode off: not built
+    viewport.set_layer_visible("frame graphs", True)
+    arrows = np.asarray(mirror.arrows.mesh.points).reshape(-1, 4, 3)
+    table = doc.live.poses
+    origin = {k: table.pose(k)[:3, 3] for k in table}
+    tails_tips = {(tuple(np.round(a[0], 9)), tuple(np.round(a[1], 9))) for a in arrows}
+
+    def has_arrow(a: str, b: str) -> bool:
+        return (tuple(np.round(origin[a], 9)), tuple(np.round(origin[b], 9))) in tails_tips
+    # written in the file: the gripper include's pose is relative to arm::gripper_mount,
+    # and the weld is attached to (moves with) its child gripper::mount_point
+    assert has_arrow("gripper", "arm::gripper_mount")
+    assert has_arrow("weld", "gripper::mount_point")
+    # selecting the gripper's mount point highlights its chain out to the root
+    session.selection.select("gripper::mount_point")
+    assert mirror.chain[:3] == ["gripper::mount_point", "gripper", "arm::gripper_mount"]
+    assert mirror.chain[-1] == ""
+    # moving the arm moves the arrows that start or end on it
+    arm = doc.element("arm")
+    assert session.push(SetPose(doc, arm, Pose.translation(0.5, 0, 0)))
+    origin = {k: table.pose(k)[:3, 3] for k in table}
+    arrows = np.asarray(mirror.arrows.mesh.points).reshape(-1, 4, 3)
+    tails_tips = {(tuple(np.round(a[0], 9)), tuple(np.round(a[1], 9))) for a in arrows}
+    assert has_arrow("gripper", "arm::gripper_mount")
