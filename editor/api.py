@@ -162,11 +162,14 @@ class Editor:
         if tab is not None:
             tab.viewport.render(still=True)     # anti-aliased, wide lines
         if window:
-            self.window.grab().save(str(path))
+            self.app.processEvents()
+            # from the screen: QWidget.grab cannot see the viewport's native GL window
+            screen = self.window.screen() or self.app.primaryScreen()
+            screen.grabWindow(self.window.winId()).save(str(path))
         else:
             if tab is None:
                 raise RuntimeError("no document is open")
-            tab.viewport.plotter.screenshot(str(path))
+            tab.viewport.canvas.screenshot(path)
         return path
 
     def fit(self) -> None:

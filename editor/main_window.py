@@ -346,7 +346,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._trees.removeWidget(tree)
             tree.deleteLater()
         self.tabs.removeTab(index)
-        tab.viewport.close_plotter()
+        tab.viewport.close_view()
         tab.deleteLater()
         if self.tabs.count() == 0:
             self._center.setCurrentWidget(self._empty)
@@ -585,7 +585,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         for i in range(self.tabs.count()):
-            self.tabs.widget(i).viewport.close_plotter()
+            self.tabs.widget(i).viewport.close_view()
         event.accept()
 
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:  # noqa: N802

@@ -11,26 +11,25 @@ def render_document(document, out: str | Path, size: tuple[int, int] = (1024, 76
                     view: str = "iso", frames: bool = False, collisions: bool = False,
                     dark: bool = False) -> Path:
     """Draw ``document`` as the editor's viewport would and save a PNG."""
-    import pyvista as pv
+    from .viewport.canvas import Canvas
     from .viewport.scene import Look, SceneMirror, camera_position, TRIAD_KINDS
     look = Look.dark() if dark else Look()
-    plotter = pv.Plotter(off_screen=True, window_size=list(size))
+    canvas = Canvas.offscreen(size)
     try:
-        plotter.set_background(look.background, top=look.background_top)
-        plotter.enable_anti_aliasing("fxaa")
-        mirror = SceneMirror(plotter, document, look)
+        canvas.set_background(look.background, look.background_top)
+        canvas.set_fxaa(True)
+        mirror = SceneMirror(canvas, document, look)
         mirror.set_visible("collisions", collisions)
         for kind in TRIAD_KINDS:
             mirror.set_visible(kind, frames and kind != "model")
         mirror.set_visible("joint axes", frames)
-        plotter.camera_position = camera_position(mirror.bounds(), view)
         bounds = mirror.bounds()
+        canvas.set_camera(*camera_position(bounds, view))
         if bounds is not None:
-            plotter.reset_camera(render=False, bounds=bounds)
-            plotter.camera.zoom(1.3)
+            canvas.fit(bounds, zoom=1.3)
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        plotter.screenshot(str(out))
+        canvas.screenshot(out)
     finally:
-        plotter.close()
+        canvas.close()
     return out

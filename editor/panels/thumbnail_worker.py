@@ -86,47 +86,51 @@ def render_thumbnail(path: str | Path, out: str | Path, size: int = 128,
     """Render the model file ``path`` to the PNG ``out`` (``size`` pixels square, RGBA with a
     transparent background), seen from the viewport's iso direction.  Raises ValueError
     when the file has nothing to draw."""
-    import pyvista as pv
-    from PIL import Image
+    from PySide6 import QtCore, QtGui
 
     from snapframe.core.loading import LoadContext, load
+    from snapframe.editor.viewport.canvas import Canvas
+    from snapframe.editor.viewport.vtkdata import polydata, set_rgb
 
     doc = load(path, LoadContext(search_paths=[Path(p) for p in (search_paths or [])]))
     parts = _triangles(doc)
-    plotter = pv.Plotter(off_screen=True, window_size=(size * SUPERSAMPLE, size * SUPERSAMPLE))
+    canvas = Canvas.offscreen((size * SUPERSAMPLE, size * SUPERSAMPLE))
     try:
+        canvas.renderer.SetBackgroundAlpha(0.0)   # transparent around the model
         if parts:
             points, faces, colors, offset = [], [], [], 0
             for p, f, rgb in parts:
                 points.append(p)
                 faces.append(f + offset)
-                colors.append(np.tile(np.array(rgb, dtype=np.uint8), (len(f), 1)))
+                colors.append(np.tile(np.array(rgb, dtype=np.uint8), (len(p), 1)))
                 offset += len(p)
-            tri = np.vstack(faces)
-            cells = np.hstack([np.full((len(tri), 1), 3, dtype=np.int64), tri]).ravel()
-            mesh = pv.PolyData(np.vstack(points), cells)
-            mesh.cell_data["rgb"] = np.vstack(colors)
-            plotter.add_mesh(mesh, scalars="rgb", rgb=True, ambient=0.25, diffuse=0.8,
-                             specular=0.15, show_scalar_bar=False)
+            mesh = polydata(np.vstack(points), triangles=np.vstack(faces))
+            set_rgb(mesh, np.vstack(colors), on_points=True)
+            canvas.add_mesh(mesh, rgb=True, ambient=0.25, diffuse=0.8, specular=0.15)
         else:
             triads = _triads(doc)
             if triads is None:
                 raise ValueError(f"nothing to draw in {path}")
             points, lines, colors = triads
-            mesh = pv.PolyData(points, lines=lines)
-            mesh.cell_data["rgb"] = colors
-            plotter.add_mesh(mesh, scalars="rgb", rgb=True, line_width=3 * SUPERSAMPLE,
-                             show_scalar_bar=False, lighting=False)
-        plotter.view_vector((1.0, -1.0, 0.8), viewup=(0.0, 0.0, 1.0))
-        plotter.reset_camera()
-        plotter.camera.zoom(1.15)
-        image = plotter.screenshot(transparent_background=True, return_img=True)
+            mesh = polydata(points, polylines=lines)
+            set_rgb(mesh, colors, on_points=False)
+            canvas.add_mesh(mesh, rgb=True, line_width=3 * SUPERSAMPLE, lighting=False)
+        bounds = mesh.GetBounds()
+        centre = np.array(bounds).reshape(3, 2).mean(axis=1)
+        canvas.set_camera(centre + np.array([1.0, -1.0, 0.8]), centre, (0.0, 0.0, 1.0))
+        canvas.fit(bounds, zoom=1.15)
+        image = np.ascontiguousarray(canvas.image(alpha=True))
     finally:
-        plotter.close()
+        canvas.close()
     # written aside and renamed: a cache never holds half a file
     out = Path(out)
     part = out.with_name(out.name + ".part")
-    Image.fromarray(image).resize((size, size), Image.Resampling.LANCZOS).save(part, "PNG")
+    h, w = image.shape[:2]
+    picture = QtGui.QImage(image.data, w, h, 4 * w, QtGui.QImage.Format.Format_RGBA8888)
+    picture = picture.scaled(size, size, QtCore.Qt.AspectRatioMode.IgnoreAspectRatio,
+                             QtCore.Qt.TransformationMode.SmoothTransformation)
+    if not picture.save(str(part), "PNG"):
+        raise OSError(f"could not write {part}")
     os.replace(part, out)
 
 

@@ -13,17 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyvista as pv
+from vtkmodules.vtkCommonDataModel import vtkPolyData
 
 from .shapes import Triangles
+from .vtkdata import points_of, polydata, set_rgb, touched
 
 __all__ = ["MeshLayer", "TriadLayer", "LineLayer", "transform_points"]
 
 
-def _touched(mesh: pv.PolyData) -> None:
-    """The points were written in place (through a numpy view of VTK's array).  Only the
-    points are marked: the mapper then re-sends the vertices, not the cells."""
-    mesh.GetPoints().Modified()
+_touched = touched
 
 
 def transform_points(X: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -61,7 +59,7 @@ class MeshLayer:
         self.name = name
         self.instances: list[_Instance] = []
         self.index: dict[str, int] = {}
-        self.mesh: pv.PolyData | None = None
+        self.mesh: vtkPolyData | None = None
         self._groups: list[_Group] = []
         self._cell_owner = np.zeros(0, dtype=np.int64)
 
@@ -102,18 +100,14 @@ class MeshLayer:
             point += n * k
             cell += m * k
         self.instances = [_Instance(e[0], e[1], *slots[i]) for i, e in enumerate(entries)]
-        tri = np.concatenate(faces)
-        vtk_faces = np.empty((len(tri), 4), dtype=np.int64)
-        vtk_faces[:, 0] = 3
-        vtk_faces[:, 1:] = tri
-        mesh = pv.PolyData(self._points, vtk_faces.ravel())
+        mesh = polydata(self._points, triangles=np.concatenate(faces))
         # colours per point, not per cell: one colour per instance either way, and software
         # OpenGL draws point colours faster than cell colours (a texture fetch per pixel)
-        mesh.point_data["rgb"] = np.concatenate(rgb)
+        set_rgb(mesh, np.concatenate(rgb), on_points=True)
         self._cell_owner = np.concatenate(owners)
         self.mesh = mesh
         # the polydata shares our array: later moves write straight into VTK's points
-        self._points = np.asarray(mesh.points)
+        self._points = points_of(mesh)
 
     def move(self, keys: list[str], X: np.ndarray) -> bool:
         """Place the instances named by ``keys`` at ``X`` (k, 4, 4); True if any was ours."""
@@ -147,7 +141,7 @@ class MeshLayer:
                 for key in keys if (i := self.index.get(key)) is not None]
         return np.concatenate(ends).reshape(-1, 3) if ends else np.zeros((0, 3))
 
-    def extract(self, keys: set[str]) -> pv.PolyData | None:
+    def extract(self, keys: set[str]) -> vtkPolyData | None:
         """The current geometry of some instances (for highlighting)."""
         if self.mesh is None:
             return None
@@ -164,9 +158,7 @@ class MeshLayer:
             count += n
         if not points:
             return None
-        tri = np.concatenate(faces)
-        cells = np.column_stack([np.full(len(tri), 3), tri]).ravel()
-        return pv.PolyData(np.concatenate(points), cells)
+        return polydata(np.concatenate(points), triangles=np.concatenate(faces))
 
 
 _AXIS_COLORS = np.array([[214, 48, 49], [39, 174, 96], [45, 123, 224]], dtype=np.uint8)
@@ -180,7 +172,7 @@ class TriadLayer:
         self.size = size
         self.keys: list[str] = []
         self.index: dict[str, int] = {}
-        self.mesh: pv.PolyData | None = None
+        self.mesh: vtkPolyData | None = None
 
     def build(self, entries: list[tuple[str, np.ndarray]]) -> None:
         self.keys = [k for k, _ in entries]
@@ -190,13 +182,11 @@ class TriadLayer:
             return
         X = np.stack([x for _, x in entries])
         n = len(entries)
-        lines = np.empty((n * 3, 3), dtype=np.int64)
         base = np.arange(n) * 4
-        lines[:, 0] = 2
-        lines[:, 1] = np.repeat(base, 3)
-        lines[:, 2] = (base[:, None] + np.arange(1, 4)[None, :]).ravel()
-        mesh = pv.PolyData(self._points(X), lines=lines.ravel())
-        mesh.cell_data["rgb"] = np.tile(_AXIS_COLORS, (n, 1))
+        segments = np.column_stack([np.repeat(base, 3),
+                                    (base[:, None] + np.arange(1, 4)[None, :]).ravel()])
+        mesh = polydata(self._points(X), segments=segments)
+        set_rgb(mesh, np.tile(_AXIS_COLORS, (n, 1)), on_points=False)
         self.mesh = mesh
 
     def _points(self, X: np.ndarray) -> np.ndarray:
@@ -215,7 +205,7 @@ class TriadLayer:
                 which.append(r)
         if not idx:
             return False
-        pts = np.asarray(self.mesh.points)
+        pts = points_of(self.mesh)
         new = self._points(X[which]).reshape(-1, 4, 3)
         pts.reshape(-1, 4, 3)[idx] = new
         _touched(self.mesh)
@@ -225,7 +215,7 @@ class TriadLayer:
         if self.mesh is None or size == self.size:
             self.size = size
             return
-        pts = np.asarray(self.mesh.points).reshape(-1, 4, 3)
+        pts = points_of(self.mesh).reshape(-1, 4, 3)
         origin = pts[:, :1, :]
         pts[:, 1:, :] = origin + (pts[:, 1:, :] - origin) * (size / self.size)
         self.size = size
@@ -246,7 +236,7 @@ class LineLayer:
         self.name = name
         self.index: dict[str, tuple[int, int]] = {}     # key -> (group, slot)
         self._groups: list[tuple[int, np.ndarray, int]] = []  # (first row, local points, count)
-        self.mesh: pv.PolyData | None = None
+        self.mesh: vtkPolyData | None = None
 
     def build(self, entries: list[tuple[str, list[np.ndarray], np.ndarray, tuple]]) -> None:
         self.index, self._groups = {}, []
@@ -280,8 +270,8 @@ class LineLayer:
             for slot, e in enumerate(members):
                 self.index[e[0]] = (g, slot)
             row += n * k
-        mesh = pv.PolyData(np.concatenate(points), lines=np.concatenate(lines))
-        mesh.cell_data["rgb"] = np.concatenate(colours).reshape(-1, 3)
+        mesh = polydata(np.concatenate(points), polylines=np.concatenate(lines))
+        set_rgb(mesh, np.concatenate(colours).reshape(-1, 3), on_points=False)
         self.mesh = mesh
 
     def move(self, keys: list[str], X: np.ndarray) -> bool:
@@ -296,7 +286,7 @@ class LineLayer:
                 which.append(r)
         if not by_group:
             return False
-        pts = np.asarray(self.mesh.points)
+        pts = points_of(self.mesh)
         for g, (slots, which) in by_group.items():
             row, local, k = self._groups[g]
             view = pts[row:row + len(local) * k].reshape(k, len(local), 3)
@@ -312,7 +302,7 @@ class ArrowLayer:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.mesh: pv.PolyData | None = None
+        self.mesh: vtkPolyData | None = None
         self.head = 0.02
         self._ends: dict[str, int] = {}            # key -> row of self._origin
         self._origin = np.zeros((0, 3))
@@ -334,11 +324,13 @@ class ArrowLayer:
         self._b = np.array([self._ends[a[1]] for a in arrows])
         n = len(arrows)
         base = 4 * np.arange(n)
-        lines = np.column_stack([np.full(n, 2), base, base + 1, np.full(n, 2), base + 1,
-                                 base + 2, np.full(n, 2), base + 1, base + 3]).ravel()
-        mesh = pv.PolyData(self._points(np.arange(n)).reshape(-1, 3), lines=lines)
-        mesh.cell_data["rgb"] = np.repeat(np.array([a[2] for a in arrows], dtype=np.uint8), 3,
-                                          axis=0)
+        # per arrow: the shaft (tail, tip) and the two strokes of the head
+        segments = np.stack([np.column_stack([base, base + 1]),
+                             np.column_stack([base + 1, base + 2]),
+                             np.column_stack([base + 1, base + 3])], axis=1).reshape(-1, 2)
+        mesh = polydata(self._points(np.arange(n)).reshape(-1, 3), segments=segments)
+        set_rgb(mesh, np.repeat(np.array([a[2] for a in arrows], dtype=np.uint8), 3, axis=0),
+                on_points=False)
         self.mesh = mesh
 
     def _points(self, which: np.ndarray) -> np.ndarray:
@@ -366,7 +358,7 @@ class ArrowLayer:
         ends = np.array([e for e, _ in rows])
         self._origin[ends] = X[[r for _, r in rows], :3, 3]
         which = np.flatnonzero(np.isin(self._a, ends) | np.isin(self._b, ends))
-        pts = np.asarray(self.mesh.points).reshape(-1, 4, 3)
+        pts = points_of(self.mesh).reshape(-1, 4, 3)
         pts[which] = self._points(which)
         _touched(self.mesh)
         return True

@@ -4,8 +4,8 @@
 collisions, a triad layer per frame kind, joint axes with their limits, centres of mass
 and equivalent inertia boxes) and keeps them current from the core's events: a pose
 change moves only the instances whose keys moved; a structure change rebuilds; an
-inertia change redraws that link's box.  It is written against the pyvista plotter API, so
-the same code draws in the editor's Qt viewport and in an offscreen render.
+inertia change redraws that link's box.  It draws on a :class:`Canvas`, so the same code
+draws in the editor's Qt viewport and in an offscreen render.
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pyvista as pv
 
 from snapframe.core.live.keys import ROOT, join_key, subtree_keys
 from snapframe.core.model import Collision, Joint, Link, Node, Visual
 
 from ..frame_graphs import document_graph
+from .canvas import Canvas
 from .layers import ArrowLayer, LineLayer, MeshLayer, TriadLayer
 from .shapes import Triangles, shape_mesh
+from .vtkdata import bounds_of, hex_rgb, points_of, polydata
 
 __all__ = ["SceneMirror", "TRIAD_KINDS", "Look", "VIEWS", "camera_position"]
 
@@ -36,13 +37,18 @@ VIEWS = {
 
 
 def camera_position(bounds, view: str) -> list:
-    """A pyvista camera position looking at ``bounds`` from a standard view."""
+    """(position, focal point, view up) looking at ``bounds`` from a standard view."""
     direction, up = VIEWS[view]
     b = np.array(bounds if bounds is not None else (-1, 1, -1, 1, -1, 1)).reshape(3, 2)
     centre = b.mean(axis=1)
     dist = max(float(np.linalg.norm(b[:, 1] - b[:, 0])), 0.1) * 2.0
     d = np.asarray(direction) / np.linalg.norm(direction)
     return [tuple(centre + d * dist), tuple(centre), up]
+
+#: Joint limit arcs: at most ARC_POINTS points, ARC_STEP radians apart (a full turn in
+#: 16 strokes: every segment costs a thousand-joint scene a little)
+ARC_POINTS = 16
+ARC_STEP = 0.4
 
 #: Teaching mode's arrows: to the frame a pose is written in / to the frame attached to.
 RELATIVE_RGB = (74, 111, 165)
@@ -105,10 +111,10 @@ def _box_triangles(dims: np.ndarray) -> Triangles:
 
 
 class SceneMirror:
-    """Layers of one document in one plotter (see the module docstring)."""
+    """Layers of one document on one canvas (see the module docstring)."""
 
-    def __init__(self, plotter: pv.Plotter, document, look: Look | None = None) -> None:
-        self.plotter = plotter
+    def __init__(self, canvas: Canvas, document, look: Look | None = None) -> None:
+        self.canvas = canvas
         self.document = document
         self.live = document.live
         self.look = look or Look()
@@ -247,7 +253,7 @@ class SceneMirror:
 
     def _scene_scale(self) -> float:
         if self.visuals.mesh is not None:
-            b = np.array(self.visuals.mesh.bounds).reshape(3, 2)
+            b = np.array(bounds_of(self.visuals.mesh)).reshape(3, 2)
         elif len(self.live.poses):
             P = self.live.poses.poses(self.live.poses.keys)[:, :3, 3]
             b = np.stack([P.min(axis=0), P.max(axis=0)], axis=1)
@@ -281,7 +287,7 @@ class SceneMirror:
             u = np.cross(v, [0.0, 0.0, 1.0]) if abs(v[2]) < 0.9 else np.cross(v, [1.0, 0, 0])
             u /= np.linalg.norm(u)
             w = np.cross(v, u)
-            t = np.linspace(lo, hi, int(np.clip((hi - lo) / 0.2, 6, 24)))
+            t = np.linspace(lo, hi, int(np.clip((hi - lo) / ARC_STEP, 4, ARC_POINTS)))
             r = L * 0.6
             arc = (np.cos(t)[:, None] * u + np.sin(t)[:, None] * w) * r
             lines.append(np.vstack([[0, 0, 0], arc, [0, 0, 0]]))
@@ -322,7 +328,7 @@ class SceneMirror:
 
     def _show_all(self) -> None:
         for name in list(self.actors):
-            self.plotter.remove_actor(self.actors.pop(name), render=False)
+            self.canvas.remove_actor(self.actors.pop(name))
         for name in self._layers():
             self._add_actor(name)
         self._ghost()
@@ -332,26 +338,19 @@ class SceneMirror:
         """(Re)create the actor of one built layer."""
         old = self.actors.pop(name, None)
         if old is not None:
-            self.plotter.remove_actor(old, render=False)
+            self.canvas.remove_actor(old)
         mesh = self._layers()[name].mesh
         if mesh is None or name in self._stale:
             return
         if name in ("visuals", "collisions"):
-            actor = self.plotter.add_mesh(
-                mesh, scalars="rgb", rgb=True, smooth_shading=False, render=False,
-                opacity=0.45 if name == "collisions" else 1.0, pickable=True,
-                show_scalar_bar=False, name=name, ambient=0.3, diffuse=0.8,
-                specular=0.15, specular_power=20)
-        elif name == "inertia boxes":
-            actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True, style="wireframe",
-                                          line_width=self._line_width(name), render=False,
-                                          name=name,
-                                          show_scalar_bar=False, pickable=False)
+            actor = self.canvas.add_mesh(
+                mesh, rgb=True, opacity=0.45 if name == "collisions" else 1.0, pickable=True,
+                ambient=0.3, diffuse=0.8, specular=0.15, specular_power=20)
         else:
-            actor = self.plotter.add_mesh(mesh, scalars="rgb", rgb=True,
-                                          line_width=self._line_width(name),
-                                          render=False, name=name, show_scalar_bar=False,
-                                          pickable=name in TRIAD_KINDS)
+            # lines in their own colours (no shading), wireframe boxes too
+            actor = self.canvas.add_mesh(mesh, rgb=True, line_width=self._line_width(name),
+                                         wireframe=name == "inertia boxes", lighting=False,
+                                         pickable=name in TRIAD_KINDS)
         actor.SetVisibility(self.visible.get(name, True))
         self.actors[name] = actor
 
@@ -395,21 +394,18 @@ class SceneMirror:
 
     def _grid(self) -> None:
         if "grid" in self.actors:
-            self.plotter.remove_actor(self.actors.pop("grid"), render=False)
+            self.canvas.remove_actor(self.actors.pop("grid"))
         step = 10 ** math.floor(math.log10(max(self.scale, 1e-3) / 4))
         half = step * max(5, math.ceil(self.scale / step))
         ticks = np.arange(-half, half + step / 2, step)
-        pts, lines = [], []
-        for i, t in enumerate(ticks):
+        pts = []
+        for t in ticks:
             pts += [(t, -half, 0), (t, half, 0), (-half, t, 0), (half, t, 0)]
-            lines += [2, 4 * i, 4 * i + 1, 2, 4 * i + 2, 4 * i + 3]
-        grid = pv.PolyData(np.array(pts, dtype=float), lines=np.array(lines))
+        grid = polydata(np.array(pts, dtype=float), segments=np.arange(len(pts)).reshape(-1, 2))
         # opaque, in the colour a translucent grid would show over the background: a
         # translucent actor costs a second pass of the whole scene
-        colour = 0.6 * np.array(pv.Color(self.look.grid).float_rgb) \
-            + 0.4 * np.array(pv.Color(self.look.background).float_rgb)
-        actor = self.plotter.add_mesh(grid, color=tuple(colour), line_width=1, pickable=False,
-                                      render=False, name="grid")
+        colour = 0.6 * np.array(hex_rgb(self.look.grid)) + 0.4 * np.array(hex_rgb(self.look.background))
+        actor = self.canvas.add_mesh(grid, color=tuple(colour), lighting=False)
         actor.SetVisibility(self.visible["grid"])
         self.actors["grid"] = actor
 
@@ -531,7 +527,7 @@ class SceneMirror:
                 chain = ArrowLayer("chain")
                 origins = {k: table.pose(k)[:3, 3] for pair in pairs for k in pair}
                 chain.build([(a, b, (0, 0, 0)) for a, b in pairs], origins, self.scale * 0.03)
-                pts = np.asarray(chain.mesh.points).reshape(-1, 4, 3)
+                pts = points_of(chain.mesh).reshape(-1, 4, 3)
                 ends.append(pts[:, [0, 1, 1, 2, 1, 3]].reshape(-1, 3))
             frames = []
         if frames:
@@ -546,18 +542,16 @@ class SceneMirror:
             if actor is not None:
                 actor.SetVisibility(False)
             return
-        lines = np.column_stack([np.full(len(points) // 2, 2),
-                                 np.arange(len(points)).reshape(-1, 2)]).ravel()
-        outline = pv.PolyData(points, lines=lines)
-        if actor is not None and actor.prop.color == pv.Color(color) \
-                and actor.prop.line_width == width:
-            actor.mapper.SetInputData(outline)   # same look: only the lines change
+        outline = polydata(points, segments=np.arange(len(points)).reshape(-1, 2))
+        rgb = hex_rgb(color)
+        if actor is not None and np.allclose(actor.GetProperty().GetColor(), rgb) \
+                and actor.GetProperty().GetLineWidth() == width:
+            actor.GetMapper().SetInputData(outline)   # same look: only the lines change
             actor.SetVisibility(True)
             return
         if actor is not None:
-            self.plotter.remove_actor(actor, render=False)
-        actor = self.plotter.add_mesh(outline, color=color, line_width=width, render=False,
-                                      pickable=False, name=f"overlay:{name}")
+            self.canvas.remove_actor(actor)
+        actor = self.canvas.add_mesh(outline, color=color, line_width=width, lighting=False)
         mapper = actor.GetMapper()
         # drawn over the geometry it outlines, so it shows from every side
         mapper.SetResolveCoincidentTopologyToPolygonOffset()

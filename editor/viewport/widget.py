@@ -1,9 +1,10 @@
-"""The 3D viewport widget: a pyvistaqt interactor showing a :class:`SceneMirror`.
+"""The 3D viewport widget: VTK's Qt widget showing a :class:`SceneMirror` on a canvas.
 
 Clicking an element selects it (Ctrl adds to the selection), the mouse resting over an
 element outlines it, and the document's selection is outlined in the selection colour.
 Standard views, fit, perspective/orthographic and the layer toggles are methods the main
-window's actions call.
+window's actions call.  Every render is one this class asks for: edits draw a quick frame,
+and the still frame (anti-aliased, wide lines) follows when things settle.
 """
 
 from __future__ import annotations
@@ -11,10 +12,16 @@ from __future__ import annotations
 import time
 
 from PySide6 import QtCore, QtWidgets
-from pyvistaqt import QtInteractor
+import vtkmodules.qt
 
-from ..session import DocumentSession
-from .scene import VIEWS, Look, SceneMirror, camera_position
+vtkmodules.qt.PyQtImpl = "PySide6"
+from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
+from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # noqa: E402
+from vtkmodules.vtkRenderingCore import vtkCellPicker  # noqa: E402
+
+from ..session import DocumentSession  # noqa: E402
+from .canvas import Canvas  # noqa: E402
+from .scene import VIEWS, Look, SceneMirror, camera_position  # noqa: E402
 
 __all__ = ["Viewport", "VIEWS"]
 
@@ -22,40 +29,22 @@ __all__ = ["Viewport", "VIEWS"]
 POLISH_DELAY_MS = 200
 
 
-class _Interactor(QtInteractor):
-    """pyvistaqt's widget, drawing each frame once.
+class _VTKWidget(QVTKRenderWindowInteractor):
+    """VTK's Qt widget, drawing once per burst of paint events: showing a window sends
+    several (expose, layout) and each would render the whole scene again."""
 
-    pyvistaqt renders in every paint, and schedules a paint after every render made
-    outside one (ours, the camera interaction's): each frame was drawn twice, and again
-    on every expose.  Here a paint shows the last picture when nothing changed since it
-    was drawn (as VTK's own C++ Qt widget does) and renders otherwise; whoever changes
-    the scene without rendering calls :meth:`invalidate`.
-    """
+    def __init__(self, parent: QtWidgets.QWidget) -> None:
+        super().__init__(parent)
+        self._paint = QtCore.QTimer(self)
+        self._paint.setSingleShot(True)
+        self._paint.setInterval(0)
+        self._paint.timeout.connect(self._paint_now)
 
-    _fresh = False      # the render window holds a picture of the current scene
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        self._paint.start()
 
-    def invalidate(self) -> None:
-        self._fresh = False
-        self.update()
-
-    def _cb_frame(self, obj, evt) -> None:
-        self._fresh = True
-        super()._cb_frame(obj, evt)
-
-    def resizeGL(self, w: int, h: int) -> None:  # noqa: N802 (Qt naming)
-        self._fresh = False    # the picture has the old size: draw again
-        super().resizeGL(w, h)
-
-    def paintGL(self) -> None:  # noqa: N802 (Qt naming)
-        iren = self._RenderWindow.GetInteractor() if self._RenderWindow is not None else None
-        if not self._fresh or iren is None:
-            super().paintGL()
-            return
-        iren.EnableRenderOff()          # the paint's own render becomes a no-op
-        try:
-            super().paintGL()
-        finally:
-            iren.EnableRenderOn()
+    def _paint_now(self) -> None:
+        self._Iren.Render()   # a no-op once the view is closed (rendering disabled)
 
 
 class Viewport(QtWidgets.QWidget):
@@ -69,14 +58,23 @@ class Viewport(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.look = look or Look()
-        # no multisampling: software OpenGL pays for every sample (FXAA polishes instead)
-        self.plotter = _Interactor(self, auto_update=False, multi_samples=0)
-        self.plotter.set_background(self.look.background, top=self.look.background_top)
-        self.plotter.add_axes(line_width=3, labels_off=False)
+        # VTK draws into a native window; its siblings (dock tab bars...) must stay plain
+        # widgets, or they turn into native windows stacked over the view
+        QtWidgets.QApplication.setAttribute(
+            QtCore.Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
+        self.widget = _VTKWidget(self)
+        self.interactor = self.widget.GetRenderWindow().GetInteractor()
+        self.interactor.SetInteractorStyle(vtkInteractorStyleTrackballCamera())
+        # VTK's one-letter keys (w: wireframe, 3: stereo, e/q: exit...) are not ours
+        self.interactor.RemoveObservers("CharEvent")
+        self.canvas = Canvas(self.widget.GetRenderWindow())
+        self.canvas.set_background(self.look.background, self.look.background_top)
+        self.widget.Initialize()
+        self.canvas.add_axes(self.interactor)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plotter.interactor)
-        self.mirror = SceneMirror(self.plotter, session.document, self.look)
+        layout.addWidget(self.widget)
+        self.mirror = SceneMirror(self.canvas, session.document, self.look)
         self.last_render = 0.0
         self.render_count = 0
         self._render_started = 0.0
@@ -87,20 +85,19 @@ class Viewport(QtWidgets.QWidget):
         self._polish_timer.setSingleShot(True)
         self._polish_timer.setInterval(POLISH_DELAY_MS)
         self._polish_timer.timeout.connect(self._polish)
-        window = self.plotter.render_window
+        window = self.canvas.render_window
         window.AddObserver("StartEvent", self._on_render_start)
         window.AddObserver("EndEvent", self._on_render_end)
-        interactor = self.plotter.iren.interactor
-        interactor.AddObserver("StartInteractionEvent", lambda *_: self._set_smooth(False))
-        interactor.AddObserver("EndInteractionEvent", lambda *_: self._polish_timer.start())
+        self.interactor.AddObserver("StartInteractionEvent", lambda *_: self._set_smooth(False))
+        self.interactor.AddObserver("EndInteractionEvent", lambda *_: self._polish_timer.start())
         self._press: QtCore.QPoint | None = None
         self._hover_key: str | None = None
         self._hover_timer = QtCore.QTimer(self)
         self._hover_timer.setSingleShot(True)
         self._hover_timer.setInterval(90)
         self._hover_timer.timeout.connect(self._hover_pick)
-        self.plotter.interactor.installEventFilter(self)
-        self.plotter.interactor.setMouseTracking(True)
+        self.widget.installEventFilter(self)
+        self.widget.setMouseTracking(True)
         session.posesChanged.connect(self._on_poses)
         session.structureChanged.connect(self._on_structure)
         session.inertiaChanged.connect(self._on_inertia)
@@ -114,26 +111,26 @@ class Viewport(QtWidgets.QWidget):
         self._set_smooth(still)
         if still:
             self._polish_timer.stop()
-        self.plotter.render()
+        self.canvas.render()
 
     def _set_smooth(self, on: bool) -> None:
         if on != self._smooth:
             self._smooth = on
-            self.plotter.renderer.SetUseFXAA(on)
+            self.canvas.set_fxaa(on)
             self.mirror.set_still(on)
 
     def _polish(self) -> None:
         """The still frame: FXAA smooths edges, and lines are drawn wide.  With software
         OpenGL both cost as much as the scene itself, so frames drawn while the user
         drags, orbits or edits go without them and this one follows when they stop."""
-        if self.plotter.iren is None:   # closed meanwhile
+        if self.interactor is None:   # closed meanwhile
             return
-        style = self.plotter.iren.interactor.GetInteractorStyle()
+        style = self.interactor.GetInteractorStyle()
         if style is not None and style.GetState() != 0:   # VTKIS_NONE: not mid-drag
             self._polish_timer.start()
             return
         self._set_smooth(True)
-        self.plotter.render()
+        self.canvas.render()
 
     def _on_render_start(self, *_args) -> None:
         self._render_started = time.perf_counter()
@@ -176,18 +173,16 @@ class Viewport(QtWidgets.QWidget):
     def fit(self, render: bool = True) -> None:
         bounds = self.mirror.bounds()
         if bounds is not None:
-            # (the renderer's reset_camera: the plotter's renders whatever it is told)
-            self.plotter.renderer.reset_camera(render=False, bounds=bounds)
-            self.plotter.camera.zoom(1.0)
+            self.canvas.fit(bounds)
         if render:
             self.render()
 
     def set_view(self, name: str, render: bool = True) -> None:
-        self.plotter.camera_position = camera_position(self.mirror.bounds(), name)
+        self.canvas.set_camera(*camera_position(self.mirror.bounds(), name))
         self.fit(render)
 
     def set_orthographic(self, on: bool) -> None:
-        self.plotter.camera.parallel_projection = on
+        self.canvas.camera.SetParallelProjection(on)
         self.render()
 
     def set_layer_visible(self, name: str, on: bool) -> None:
@@ -203,32 +198,31 @@ class Viewport(QtWidgets.QWidget):
         if members:
             part = self.mirror.visuals.extract(members) or self.mirror.collisions.extract(members)
             if part is not None:
-                self.plotter.renderer.reset_camera(render=False, bounds=part.bounds)
+                self.canvas.fit(part.GetBounds())
                 self.render()
                 return
         if key in table:
-            self.plotter.set_focus(tuple(table.pose(key)[:3, 3]))
+            self.canvas.set_focus(tuple(table.pose(key)[:3, 3]))
             self.render()
 
     # -- picking ------------------------------------------------------------------
     def pixel_of(self, point) -> QtCore.QPoint:
         """The widget pixel where a world point is drawn (for tests and tooltips)."""
-        renderer = self.plotter.renderer
+        renderer = self.canvas.renderer
         renderer.SetWorldPoint(*point, 1.0)
         renderer.WorldToDisplay()
         x, y, _ = renderer.GetDisplayPoint()
-        ratio = self.plotter.interactor.devicePixelRatioF()
-        height = self.plotter.interactor.height()
+        ratio = self.widget.devicePixelRatioF()
+        height = self.widget.height()
         return QtCore.QPoint(int(round(x / ratio)), int(round(height - y / ratio)))
 
     def key_at(self, x: int, y: int) -> str | None:
         """The key of what is drawn at widget pixel (x, y), or None."""
-        import vtk
-        picker = vtk.vtkCellPicker()
+        picker = vtkCellPicker()
         picker.SetTolerance(0.004)
-        height = self.plotter.interactor.height()
-        ratio = self.plotter.interactor.devicePixelRatioF()
-        picker.Pick(x * ratio, (height - y) * ratio, 0, self.plotter.renderer)
+        height = self.widget.height()
+        ratio = self.widget.devicePixelRatioF()
+        picker.Pick(x * ratio, (height - y) * ratio, 0, self.canvas.renderer)
         actor = picker.GetActor()
         if actor is None:
             return None
@@ -275,7 +269,14 @@ class Viewport(QtWidgets.QWidget):
         self.mirror.highlight("hover", [key] if key else [], self.look.hover, 2.0)
         self.render()
 
-    def close_plotter(self) -> None:
+    def close_view(self) -> None:
+        """Release the render window (before the widget goes away)."""
         self._polish_timer.stop()
         self._hover_timer.stop()
-        self.plotter.close()
+        if self.interactor is not None:
+            # paints may still arrive: they must not draw into a finalized window
+            self.interactor.EnableRenderOff()
+            self.widget.setUpdatesEnabled(False)
+            self.widget.hide()
+            self.canvas.close()
+            self.interactor = None

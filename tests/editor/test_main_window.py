@@ -105,14 +105,14 @@ def test_viewport_click_selects_the_link_and_the_tree_follows(qtbot, window, exa
     # the middle of the forearm's box, projected to the screen
     X = session.live.poses.pose("arm::forearm#visual:forearm_visual")
     pixel = viewport.pixel_of(X[:3, 3])
-    QTest.mouseClick(viewport.plotter.interactor, Qt.MouseButton.LeftButton,
+    QTest.mouseClick(viewport.widget, Qt.MouseButton.LeftButton,
                      Qt.KeyboardModifier.NoModifier, pixel)
     assert session.selection.keys == ["arm::forearm"]
     tree = tree_of(window)
     selected = [i.data(Qt.ItemDataRole.UserRole + 1) for i in tree.view.selectionModel().selectedIndexes()]
     assert selected == ["arm::forearm"]
     # a click on empty sky clears the selection
-    QTest.mouseClick(viewport.plotter.interactor, Qt.MouseButton.LeftButton,
+    QTest.mouseClick(viewport.widget, Qt.MouseButton.LeftButton,
                      Qt.KeyboardModifier.NoModifier, QtCore.QPoint(5, 5))
     assert session.selection.keys == []
 

@@ -55,19 +55,20 @@ def test_frames_add_their_coloured_triads(tmp_path):
 
 
 def test_the_scene_mirrors_every_visual_at_its_pose():
-    import pyvista as pv
     from snapframe.core.loading import LoadContext, load
+    from snapframe.editor.viewport.canvas import Canvas
     from snapframe.editor.viewport.scene import SceneMirror
     from snapframe.editor.viewport.shapes import shape_mesh
+    from snapframe.editor.viewport.vtkdata import points_of
     doc = load(EXAMPLE, LoadContext(use_environment=False))
-    plotter = pv.Plotter(off_screen=True, window_size=(64, 64))
+    canvas = Canvas.offscreen((64, 64))
     try:
-        mirror = SceneMirror(plotter, doc)
+        mirror = SceneMirror(canvas, doc)
         for key, i in mirror.visuals.index.items():
             node = doc.element(key)
             shape = shape_mesh(node.geometry)
             inst = mirror.visuals.instances[i]
-            drawn = np.asarray(mirror.visuals.mesh.points)[
+            drawn = points_of(mirror.visuals.mesh)[
                 inst.point_start: inst.point_start + len(shape.points)]
             X = doc.live.poses.pose(key)
             expected = shape.points @ X[:3, :3].T + X[:3, 3]
@@ -76,4 +77,4 @@ def test_the_scene_mirrors_every_visual_at_its_pose():
         links = [k for k in doc.live.poses.keys if doc.live.poses.kind(k) == "link"]
         assert sorted(mirror.triads["link"].keys) == sorted(links)
     finally:
-        plotter.close()
+        canvas.close()

@@ -10,6 +10,7 @@ import pytest
 from snapframe.core.model.edits import SetDensity, SetPose
 from snapframe.core.pose import Pose
 from snapframe.editor.viewport.shapes import shape_mesh
+from snapframe.editor.viewport.vtkdata import points_of
 
 
 @pytest.fixture
@@ -22,12 +23,12 @@ def viewport(qtbot, session):
     qtbot.waitExposed(view)
     qtbot.waitUntil(lambda: view.render_count > 0)
     yield view
-    view.close_plotter()
+    view.close_view()
 
 
 def drawn_points(layer, key: str) -> np.ndarray:
     inst = layer.instances[layer.index[key]]
-    return np.asarray(layer.mesh.points)[inst.point_start:inst.point_start + len(inst.shape.points)]
+    return points_of(layer.mesh)[inst.point_start:inst.point_start + len(inst.shape.points)]
 
 
 def expected_points(document, key: str) -> np.ndarray:
@@ -38,10 +39,10 @@ def expected_points(document, key: str) -> np.ndarray:
 def test_opening_draws_one_frame_then_the_still_frame(qtbot, viewport):
     # the first paint draws the scene (thin lines, no FXAA); the still frame follows
     assert viewport.render_count == 1
-    assert not viewport.plotter.renderer.GetUseFXAA()
+    assert not viewport.canvas.renderer.GetUseFXAA()
     assert viewport.mirror.actors["link"].GetProperty().GetLineWidth() == 1.0
     qtbot.waitUntil(lambda: viewport.render_count == 2, timeout=3000)
-    assert viewport.plotter.renderer.GetUseFXAA()
+    assert viewport.canvas.renderer.GetUseFXAA()
     assert viewport.mirror.actors["link"].GetProperty().GetLineWidth() > 2.0
 
 
@@ -132,7 +133,7 @@ def test_inertia_boxes_shown_after_a_density_edit_show_the_new_box(qtbot, viewpo
         # a uniform box's equivalent inertia box is the box itself, whatever its density
         assert np.allclose(size, [1.0, 2.0, 4.0], atol=1e-6)
     finally:
-        view.close_plotter()
+        view.close_view()
 
 
 def test_teaching_arrows_join_each_frame_to_the_frame_its_pose_is_written_in(qtbot, viewport,
@@ -141,7 +142,7 @@ def test_teaching_arrows_join_each_frame_to_the_frame_its_pose_is_written_in(qtb
     mirror = viewport.mirror
     assert mirror.arrows.mesh is None                 # teaching mode off: not built
     viewport.set_layer_visible("frame graphs", True)
-    arrows = np.asarray(mirror.arrows.mesh.points).reshape(-1, 4, 3)
+    arrows = points_of(mirror.arrows.mesh).reshape(-1, 4, 3)
     table = doc.live.poses
     origin = {k: table.pose(k)[:3, 3] for k in table}
     tails_tips = {(tuple(np.round(a[0], 9)), tuple(np.round(a[1], 9))) for a in arrows}
@@ -160,6 +161,6 @@ def test_teaching_arrows_join_each_frame_to_the_frame_its_pose_is_written_in(qtb
     arm = doc.element("arm")
     assert session.push(SetPose(doc, arm, Pose.translation(0.5, 0, 0)))
     origin = {k: table.pose(k)[:3, 3] for k in table}
-    arrows = np.asarray(mirror.arrows.mesh.points).reshape(-1, 4, 3)
+    arrows = points_of(mirror.arrows.mesh).reshape(-1, 4, 3)
     tails_tips = {(tuple(np.round(a[0], 9)), tuple(np.round(a[1], 9))) for a in arrows}
     assert has_arrow("gripper", "arm::gripper_mount")

@@ -1,0 +1,171 @@
+"""A VTK renderer with the few drawing calls the scene needs.
+
+:class:`Canvas` holds one renderer in a render window: the editor's Qt viewport gives it
+the window of its VTK widget; :meth:`Canvas.offscreen` makes one for pictures (``snapframe
+render``, thumbnails).  It speaks VTK directly: the editor opens in a fraction of the time
+a plotting library's import takes, and every render is one the scene asked for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkCommonDataModel import vtkPolyData
+from vtkmodules.vtkRenderingCore import (vtkActor, vtkPolyDataMapper, vtkRenderer,
+                                         vtkRenderWindow, vtkWindowToImageFilter)
+
+import vtkmodules.vtkRenderingOpenGL2  # noqa: F401  (registers the OpenGL back end)
+
+from .vtkdata import hex_rgb
+
+__all__ = ["Canvas"]
+
+
+def _rgb(color) -> tuple[float, float, float]:
+    return hex_rgb(color) if isinstance(color, str) else tuple(float(c) for c in color[:3])
+
+
+class Canvas:
+    """One renderer in a render window (see the module docstring)."""
+
+    def __init__(self, render_window: vtkRenderWindow) -> None:
+        self.render_window = render_window
+        self.renderer = vtkRenderer()
+        render_window.AddRenderer(self.renderer)
+        render_window.SetMultiSamples(0)   # software OpenGL pays for every sample
+        self._axes = None
+
+    @classmethod
+    def offscreen(cls, size: tuple[int, int]) -> "Canvas":
+        window = vtkRenderWindow()
+        window.SetOffScreenRendering(1)
+        window.SetSize(int(size[0]), int(size[1]))
+        window.SetAlphaBitPlanes(1)
+        return cls(window)
+
+    # -- actors ---------------------------------------------------------------------
+    def add_mesh(self, mesh: vtkPolyData, *, rgb: bool = False, color=None,
+                 line_width: float = 1.0, opacity: float = 1.0, wireframe: bool = False,
+                 pickable: bool = False, ambient: float = 0.0, diffuse: float = 1.0,
+                 specular: float = 0.0, specular_power: float = 1.0,
+                 lighting: bool = True) -> vtkActor:
+        """Draw ``mesh``: with its own ``rgb`` colours (point or cell data named "rgb",
+        as they are) or in one ``color``."""
+        mapper = vtkPolyDataMapper()
+        mapper.SetInputData(mesh)
+        if rgb:
+            mapper.SetColorModeToDirectScalars()
+            on_points = mesh.GetPointData().GetScalars() is not None
+            if on_points:
+                mapper.SetScalarModeToUsePointData()
+            else:
+                mapper.SetScalarModeToUseCellData()
+            mapper.ScalarVisibilityOn()
+        else:
+            mapper.ScalarVisibilityOff()
+        actor = vtkActor()
+        actor.SetMapper(mapper)
+        prop = actor.GetProperty()
+        if color is not None:
+            prop.SetColor(*_rgb(color))
+        prop.SetLineWidth(line_width)
+        prop.SetOpacity(opacity)
+        if wireframe:
+            prop.SetRepresentationToWireframe()
+        prop.SetAmbient(ambient)
+        prop.SetDiffuse(diffuse)
+        prop.SetSpecular(specular)
+        prop.SetSpecularPower(specular_power)
+        prop.SetLighting(lighting)
+        actor.SetPickable(pickable)
+        self.renderer.AddActor(actor)
+        return actor
+
+    def remove_actor(self, actor) -> None:
+        self.renderer.RemoveActor(actor)
+
+    # -- look -----------------------------------------------------------------------
+    def set_background(self, bottom: str, top: str | None = None) -> None:
+        self.renderer.SetBackground(*_rgb(bottom))
+        if top is not None:
+            self.renderer.SetBackground2(*_rgb(top))
+            self.renderer.GradientBackgroundOn()
+
+    def add_axes(self, interactor) -> None:
+        """The small x/y/z marker in the lower left corner (needs the interactor)."""
+        from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
+        from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
+        axes = vtkAxesActor()
+        widget = vtkOrientationMarkerWidget()
+        widget.SetOrientationMarker(axes)
+        widget.SetInteractor(interactor)
+        widget.SetViewport(0.0, 0.0, 0.16, 0.2)
+        widget.SetEnabled(1)
+        widget.InteractiveOff()
+        self._axes = widget
+
+    def set_fxaa(self, on: bool) -> None:
+        self.renderer.SetUseFXAA(on)
+
+    # -- camera ---------------------------------------------------------------------
+    @property
+    def camera(self):
+        return self.renderer.GetActiveCamera()
+
+    def set_camera(self, position, focal_point, up) -> None:
+        camera = self.camera
+        camera.SetPosition(*position)
+        camera.SetFocalPoint(*focal_point)
+        camera.SetViewUp(*up)
+        self.renderer.ResetCameraClippingRange()
+
+    def fit(self, bounds, zoom: float = 1.0) -> None:
+        """Move the camera along its direction until ``bounds`` fill the view."""
+        self.renderer.ResetCamera(*bounds)
+        if zoom != 1.0:
+            self.camera.Zoom(zoom)
+        self.renderer.ResetCameraClippingRange()
+
+    def set_focus(self, point) -> None:
+        self.camera.SetFocalPoint(*point)
+        self.renderer.ResetCameraClippingRange()
+
+    # -- output ---------------------------------------------------------------------
+    def render(self) -> None:
+        self.renderer.ResetCameraClippingRange()
+        self.render_window.Render()
+
+    def image(self, alpha: bool = False) -> np.ndarray:
+        """The picture as an (h, w, 3 or 4) uint8 array, top row first."""
+        self.render()
+        grab = vtkWindowToImageFilter()
+        grab.SetInput(self.render_window)
+        grab.SetInputBufferTypeToRGBA() if alpha else grab.SetInputBufferTypeToRGB()
+        grab.ReadFrontBufferOff()
+        grab.Update()
+        data = grab.GetOutput()
+        w, h, _ = data.GetDimensions()
+        pixels = vtk_to_numpy(data.GetPointData().GetScalars())
+        return pixels.reshape(h, w, -1)[::-1].copy()
+
+    def screenshot(self, path: str | Path) -> Path:
+        from vtkmodules.vtkIOImage import vtkPNGWriter
+        self.render()
+        grab = vtkWindowToImageFilter()
+        grab.SetInput(self.render_window)
+        grab.SetInputBufferTypeToRGB()
+        grab.ReadFrontBufferOff()
+        grab.Update()
+        writer = vtkPNGWriter()
+        writer.SetFileName(str(path))
+        writer.SetInputConnection(grab.GetOutputPort())
+        writer.Write()
+        return Path(path)
+
+    def close(self) -> None:
+        if self._axes is not None:
+            self._axes.SetEnabled(0)
+            self._axes = None
+        self.render_window.Finalize()
