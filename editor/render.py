@@ -26,7 +26,7 @@ def render_document(document, out: str | Path, size: tuple[int, int] = (1024, 76
         bounds = mirror.bounds()
         canvas.set_camera(*camera_position(bounds, view))
         if bounds is not None:
-            canvas.fit(bounds, zoom=1.3)
+            canvas.fit(bounds)
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         canvas.screenshot(out)

@@ -118,7 +118,7 @@ def render_thumbnail(path: str | Path, out: str | Path, size: int = 128,
         bounds = mesh.GetBounds()
         centre = np.array(bounds).reshape(3, 2).mean(axis=1)
         canvas.set_camera(centre + np.array([1.0, -1.0, 0.8]), centre, (0.0, 0.0, 1.0))
-        canvas.fit(bounds, zoom=1.15)
+        canvas.fit(bounds, margin=0.92)
         image = np.ascontiguousarray(canvas.image(alpha=True))
     finally:
         canvas.close()

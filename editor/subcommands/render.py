@@ -38,6 +38,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.file}: nothing to draw", file=sys.stderr)
         return 1
     from snapframe.editor.render import render_document
-    out = render_document(doc, args.output, args.size, args.view, args.frames, args.collisions)
+    try:
+        out = render_document(doc, args.output, args.size, args.view, args.frames,
+                              args.collisions)
+    except OSError as exc:
+        print(f"{args.output}: cannot write the picture: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(out)
     return 1 if doc.diagnostics.has_errors() else 0

@@ -121,11 +121,23 @@ class Canvas:
         camera.SetViewUp(*up)
         self.renderer.ResetCameraClippingRange()
 
-    def fit(self, bounds, zoom: float = 1.0) -> None:
-        """Move the camera along its direction until ``bounds`` fill the view."""
+    def fit(self, bounds, margin: float = 0.9) -> None:
+        """Aim at ``bounds`` and zoom until their corners fill ``margin`` of the view's
+        shorter side (VTK's own reset fits a bounding sphere: a tall model then fills a
+        third of a wide view)."""
         self.renderer.ResetCamera(*bounds)
-        if zoom != 1.0:
-            self.camera.Zoom(zoom)
+        x0, x1, y0, y1, z0, z1 = bounds
+        corners = [(x, y, z) for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)]
+        for _ in range(2):   # perspective: zooming moves the corners a little differently
+            extent = 0.0
+            for corner in corners:
+                self.renderer.SetWorldPoint(*corner, 1.0)
+                self.renderer.WorldToView()
+                vx, vy, _ = self.renderer.GetViewPoint()
+                extent = max(extent, abs(vx), abs(vy))
+            if extent <= 1e-9:
+                break
+            self.camera.Zoom(margin / extent)
         self.renderer.ResetCameraClippingRange()
 
     def set_focus(self, point) -> None:
@@ -134,8 +146,19 @@ class Canvas:
 
     # -- output ---------------------------------------------------------------------
     def render(self) -> None:
-        self.renderer.ResetCameraClippingRange()
+        self.clip()
         self.render_window.Render()
+
+    def clip(self) -> None:
+        """Near and far planes around what is shown, the near plane never beyond a
+        hundredth of the distance to the focal point: one element far away must not clip
+        the rest away."""
+        self.renderer.ResetCameraClippingRange()
+        camera = self.camera
+        near, far = camera.GetClippingRange()
+        limit = 0.01 * camera.GetDistance()
+        if near > limit:
+            camera.SetClippingRange(limit, far)
 
     def image(self, alpha: bool = False) -> np.ndarray:
         """The picture as an (h, w, 3 or 4) uint8 array, top row first."""
@@ -150,7 +173,8 @@ class Canvas:
         pixels = vtk_to_numpy(data.GetPointData().GetScalars())
         return pixels.reshape(h, w, -1)[::-1].copy()
 
-    def screenshot(self, path: str | Path) -> Path:
+    def png(self) -> bytes:
+        """The picture as PNG bytes."""
         from vtkmodules.vtkIOImage import vtkPNGWriter
         self.render()
         grab = vtkWindowToImageFilter()
@@ -159,9 +183,15 @@ class Canvas:
         grab.ReadFrontBufferOff()
         grab.Update()
         writer = vtkPNGWriter()
-        writer.SetFileName(str(path))
+        writer.WriteToMemoryOn()
         writer.SetInputConnection(grab.GetOutputPort())
         writer.Write()
+        return bytes(vtk_to_numpy(writer.GetResult()))
+
+    def screenshot(self, path: str | Path) -> Path:
+        """Save the picture as a PNG at ``path``, atomically (OSError when it cannot)."""
+        from snapframe.core.fileio import atomic_write
+        atomic_write(path, self.png())
         return Path(path)
 
     def close(self) -> None:

@@ -50,6 +50,9 @@ def camera_position(bounds, view: str) -> list:
 ARC_POINTS = 16
 ARC_STEP = 0.4
 
+#: Joint limits this large mean "no limit" (SDFormat's default is 1e16).
+NO_LIMIT = 1e15
+
 #: Teaching mode's arrows: to the frame a pose is written in / to the frame attached to.
 RELATIVE_RGB = (74, 111, 165)
 ATTACHED_RGB = (43, 158, 122)
@@ -105,6 +108,14 @@ def _inertia_box(mass: float, com: np.ndarray, I: np.ndarray
     return np.sqrt(sq), X
 
 
+def _limit(value: float | None) -> float | None:
+    """A joint limit, or None for none: SDFormat writes "no limit" as 1e16 (and files
+    use the largest double)."""
+    if value is None or not math.isfinite(value) or abs(value) >= NO_LIMIT:
+        return None
+    return float(value)
+
+
 def _box_triangles(dims: np.ndarray) -> Triangles:
     from .shapes import _box
     return _box(*dims)
@@ -122,10 +133,10 @@ class SceneMirror:
         self.collisions = MeshLayer("collisions")
         self.triads = {kind: TriadLayer(kind) for kind in TRIAD_KINDS}
         self.axes = LineLayer("joint axes")
-        self.inertia = MeshLayer("inertia boxes")
+        self.inertia = LineLayer("inertia boxes")
         self.arrows = ArrowLayer("frame graphs")
         self.chain: list[str] = []          # keys of the highlighted relative_to chain
-        self._X_LB: dict[str, np.ndarray] = {}
+        # link key -> (box edges in the link frame (12, 2, 3), centre of mass (3,))
         self._inertia_entries: dict[str, tuple] = {}
         self._entries: dict[str, list] = {}      # layer name -> its collected instances
         self._stale: set[str] = set()           # layers collected but not built yet
@@ -136,6 +147,7 @@ class SceneMirror:
                         "grid": True}
         self.nodes: dict[str, Node] = {}
         self.scale = 1.0
+        self.triad_size = 0.08
         self.still = True             # wide lines (see set_still)
         self._overlays: dict[str, object] = {}
         # highlight name -> (keys, their drawn members, colour, line width)
@@ -201,6 +213,7 @@ class SceneMirror:
         self._stale = set(self._layers())
         self._build_layer("visuals")          # always: the scene's scale comes from it
         self.scale = self._scene_scale()
+        self.triad_size = self._triad_size()
         axis_entries = []
         for key, joint in joints:
             # (an axis expressed in another frame may differ per scope: not shared)
@@ -221,8 +234,6 @@ class SceneMirror:
                 self._build_layer(name)
             else:
                 layer.build([])          # nothing stale left to move
-                if layer is self.inertia:
-                    self._X_LB = {}
         self._show_all()
         for name, (keys, _members, color, width) in list(self._overlay_spec.items()):
             # members may have changed
@@ -244,12 +255,24 @@ class SceneMirror:
         entries = self._entries[name]
         layer = self._layers()[name]
         if name in TRIAD_KINDS:
-            layer.size = self.scale * (0.08 if name != "model" else 0.12)
+            layer.size = self.triad_size * (1.0 if name != "model" else 1.5)
             layer.build(list(zip(entries, table.poses(entries))))
             return
         poses = table.poses([e[0] for e in entries])
         layer.build([(e[0], e[1], X, e[2]) if name == "joint axes" else (*e, X)
                      for e, X in zip(entries, poses)])
+
+    def _triad_size(self) -> float:
+        """Frames drawn at a size that suits the parts, not the whole scene: 8 % of the
+        scene's diagonal, but at most half the median part's (a world of 300 robots
+        would otherwise bury every robot under metre-long triads)."""
+        size = 0.08 * self.scale
+        sizes = [(float(np.linalg.norm(g.shape.points.max(axis=0) - g.shape.points.min(axis=0))),
+                  len(g.members)) for g in self.visuals._groups]
+        if sizes:
+            diags = np.repeat([d for d, _ in sizes], [n for _, n in sizes])
+            size = min(size, 0.5 * float(np.median(diags)))
+        return max(size, 1e-3)
 
     def _scene_scale(self) -> float:
         if self.visuals.mesh is not None:
@@ -278,12 +301,14 @@ class SceneMirror:
         if n < 1e-12:
             return None
         v = v / n
-        L = 0.08 * max(self.scale, 0.05)
+        L = self.triad_size
         lines = [np.array([-v * L * 0.3, v * L])]
-        lo, hi = axis.lower, axis.upper
+        lo, hi = _limit(axis.lower), _limit(axis.upper)
         if joint.type in ("revolute", "revolute2", "universal") and lo is not None \
-                and hi is not None and math.isfinite(lo) and math.isfinite(hi) and hi > lo:
+                and hi is not None and hi > lo:
             # the allowed range as an arc around the axis, from the joint's x direction
+            # (a range of a turn or more is a full circle)
+            hi = min(hi, lo + 2 * math.pi)
             u = np.cross(v, [0.0, 0.0, 1.0]) if abs(v[2]) < 0.9 else np.cross(v, [1.0, 0, 0])
             u /= np.linalg.norm(u)
             w = np.cross(v, u)
@@ -291,13 +316,16 @@ class SceneMirror:
             r = L * 0.6
             arc = (np.cos(t)[:, None] * u + np.sin(t)[:, None] * w) * r
             lines.append(np.vstack([[0, 0, 0], arc, [0, 0, 0]]))
-        elif joint.type == "prismatic" and lo is not None and hi is not None \
-                and math.isfinite(lo) and math.isfinite(hi):
-            lines.append(np.array([v * lo, v * hi]))
+        elif joint.type == "prismatic" and lo is not None and hi is not None and hi > lo:
+            # the travel as a bar along the axis (clipped to the scene: a 100 km travel
+            # would leave the robots invisible)
+            reach = 2.0 * self.scale
+            lines.append(np.array([v * max(lo, -reach), v * min(hi, reach)]))
         return lines
 
     def _inertia_entry(self, link: Link):
-        """(box triangles, colour, X_LB) of a link's equivalent inertia box, or None."""
+        """(box edges (12, 2, 3) and centre of mass, in the link frame) of a link's
+        equivalent inertia box, or None."""
         inertial = link.inertial
         if inertial is None:
             return None
@@ -314,11 +342,14 @@ class SceneMirror:
                             [inertial.ixz, inertial.iyz, inertial.izz]])
             R = X_LC.rotation_matrix()
             I, com = R @ I_C @ R.T, np.asarray(X_LC.p)
-        box = _inertia_box(mass, np.asarray(com, dtype=float), np.asarray(I, dtype=float))
+        com = np.asarray(com, dtype=float)
+        box = _inertia_box(mass, com, np.asarray(I, dtype=float))
         if box is None:
             return None
         dims, X_LB = box
-        return (_box_triangles(dims), self.look.inertia, X_LB)
+        shape = _box_triangles(dims)
+        corners = shape.points @ X_LB[:3, :3].T + X_LB[:3, 3]
+        return corners[shape.outline()], com
 
     # -- showing ------------------------------------------------------------------
     def _layers(self) -> dict[str, object]:
@@ -347,10 +378,9 @@ class SceneMirror:
                 mesh, rgb=True, opacity=0.45 if name == "collisions" else 1.0, pickable=True,
                 ambient=0.3, diffuse=0.8, specular=0.15, specular_power=20)
         else:
-            # lines in their own colours (no shading), wireframe boxes too
+            # lines in their own colours (no shading)
             actor = self.canvas.add_mesh(mesh, rgb=True, line_width=self._line_width(name),
-                                         wireframe=name == "inertia boxes", lighting=False,
-                                         pickable=name in TRIAD_KINDS)
+                                         lighting=False, pickable=name in TRIAD_KINDS)
         actor.SetVisibility(self.visible.get(name, True))
         self.actors[name] = actor
 
@@ -364,7 +394,7 @@ class SceneMirror:
         origins = dict(zip(keys, table.poses(keys)[:, :3, 3])) if keys else {}
         arrows = [(a, b, RELATIVE_RGB) for a, b in graph.relative_to.items()]
         arrows += [(a, b, ATTACHED_RGB) for a, b in graph.attached_to]
-        self.arrows.build(arrows, origins, head=self.scale * 0.025)
+        self.arrows.build(arrows, origins, head=self.triad_size * 0.3)
 
     def chain_of(self, key: str | None) -> list[str]:
         """``key`` and the frames its pose is written relative to, out to the root."""
@@ -433,15 +463,7 @@ class SceneMirror:
         keys, X = list(event.keys), event.poses
         changed = False
         for layer in self._layers().values():
-            if layer is self.inertia:
-                continue
             changed |= bool(layer.move(keys, X))
-        # inertia boxes ride on their links: box pose = link pose @ X_LB
-        which = [r for r, k in enumerate(keys) if k in self._X_LB]
-        if which:
-            X_LB = np.stack([self._X_LB[keys[r]] for r in which])
-            self.inertia.move([keys[r] for r in which], X[which] @ X_LB)
-            changed = True
         if changed:
             self._refresh_overlays(set(keys))
         return changed
@@ -462,12 +484,22 @@ class SceneMirror:
             self._add_actor("inertia boxes")
 
     def _build_inertia(self) -> None:
+        """Each link's box edges and a small cross at its centre of mass, drawn in the
+        link's frame (so they move with it; instances of one included link share them)."""
         table = self.live.poses
         keys = [k for k in self._inertia_entries if k in table]
-        self._X_LB = {k: self._inertia_entries[k][2] for k in keys}
         X = table.poses(keys) if keys else np.zeros((0, 4, 4))
-        self.inertia.build([(k, shape, color, X_WL @ X_LB) for k, X_WL, (shape, color, X_LB)
-                            in zip(keys, X, (self._inertia_entries[k] for k in keys))])
+        drawings: dict[int, list[np.ndarray]] = {}
+        entries = []
+        c = self.triad_size * 0.3
+        for key, X_WL in zip(keys, X):
+            entry = self._inertia_entries[key]
+            if id(entry) not in drawings:
+                edges, com = entry
+                cross = [np.array([com - d, com + d]) for d in np.eye(3) * c]
+                drawings[id(entry)] = [*edges, *cross]
+            entries.append((key, drawings[id(entry)], X_WL, self.look.inertia))
+        self.inertia.build(entries)
 
     # -- picking and highlighting ----------------------------------------------------
     def key_at_cell(self, actor, cell: int) -> str | None:
@@ -526,7 +558,7 @@ class SceneMirror:
             if pairs:
                 chain = ArrowLayer("chain")
                 origins = {k: table.pose(k)[:3, 3] for pair in pairs for k in pair}
-                chain.build([(a, b, (0, 0, 0)) for a, b in pairs], origins, self.scale * 0.03)
+                chain.build([(a, b, (0, 0, 0)) for a, b in pairs], origins, self.triad_size * 0.35)
                 pts = points_of(chain.mesh).reshape(-1, 4, 3)
                 ends.append(pts[:, [0, 1, 1, 2, 1, 3]].reshape(-1, 3))
             frames = []
@@ -534,7 +566,7 @@ class SceneMirror:
             # a small triad: origin to the tip of each axis
             X = np.stack(frames)
             o = X[:, None, :3, 3]
-            tips = o + self.scale * 0.09 * np.transpose(X[:, :3, :3], (0, 2, 1))
+            tips = o + self.triad_size * 1.1 * np.transpose(X[:, :3, :3], (0, 2, 1))
             ends.append(np.stack([np.broadcast_to(o, tips.shape), tips], axis=2).reshape(-1, 3))
         points = np.concatenate(ends)
         actor = self._overlays.get(name)

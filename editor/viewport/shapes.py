@@ -19,6 +19,9 @@ __all__ = ["shape_mesh", "Triangles"]
 
 #: Segments around round shapes: smooth enough at editor scale, few triangles.
 ROUND = 24
+#: Larger shapes than this (metres from their origin) are not drawn: nothing real is that
+#: big, and one such shape would leave every other one a dot.
+MAX_EXTENT = 1e6
 
 
 class Triangles:
@@ -187,7 +190,7 @@ def _mesh(path: str, scale: tuple[float, float, float], submesh: str | None,
     P = np.vstack(points)
     if submesh and center:
         P = P - (P.min(axis=0) + P.max(axis=0)) / 2
-    return Triangles(P * np.array(scale), np.vstack(faces))
+    return _drawable(Triangles(P * np.array(scale), np.vstack(faces)))
 
 
 def shape_mesh(geometry) -> Triangles | None:
@@ -209,4 +212,19 @@ def shape_mesh(geometry) -> Triangles | None:
 
 @lru_cache(maxsize=4096)
 def _cached_primitive(shape: str, params: tuple) -> Triangles | None:
-    return _primitive(shape, params)
+    shape_ = _primitive(shape, params)
+    return _drawable(shape_)
+
+
+def _drawable(shape: Triangles | None) -> Triangles | None:
+    """The shape if it has something to draw: faces, finite points of a sane size (a zero
+    radius, a NaN or a 1e300 size gives nothing to see and would wreck the view)."""
+    if shape is None or shape.faces.ndim != 2 or len(shape.faces) == 0:
+        return None
+    P = shape.points
+    if not np.all(np.isfinite(P)) or float(np.abs(P).max(initial=0.0)) > MAX_EXTENT:
+        return None
+    extent = P.max(axis=0) - P.min(axis=0)
+    if float(extent.max()) <= 0.0:
+        return None
+    return shape

@@ -169,6 +169,15 @@ class Viewport(QtWidgets.QWidget):
         if render:
             self.render()
 
+    def set_look(self, look: Look) -> None:
+        """Colours for another theme (the system switched between light and dark)."""
+        self.look = look
+        self.mirror.look = look
+        self.canvas.set_background(look.background, look.background_top)
+        self.mirror.rebuild()
+        self._on_selection(None, render=False)
+        self.render()
+
     # -- camera -------------------------------------------------------------------
     def fit(self, render: bool = True) -> None:
         bounds = self.mirror.bounds()

@@ -88,7 +88,7 @@ def test_the_selection_outline_follows_its_geometry(qtbot, viewport, session):
     # every end point is a corner of one of the link's drawn shapes, or on its triad
     corners = np.vstack([drawn_points(mirror.visuals, k) for k in mirror._members("gripper::body")])
     X = doc.live.poses.pose("gripper::body")
-    triad = X[:3, 3] + np.vstack([np.zeros(3), mirror.scale * 0.09 * X[:3, :3].T])
+    triad = X[:3, 3] + np.vstack([np.zeros(3), mirror.triad_size * 1.1 * X[:3, :3].T])
     known = np.vstack([corners, triad])
     assert sum(np.min(np.linalg.norm(corners - p, axis=1)) < 1e-9 for p in outline) >= 24
     assert all(np.min(np.linalg.norm(known - p, axis=1)) < 1e-9 for p in outline)
@@ -127,11 +127,13 @@ def test_inertia_boxes_shown_after_a_density_edit_show_the_new_box(qtbot, viewpo
         collision = session.document.element("body#collision:c")
         session.push(SetDensity(session.document, collision, 1000.0))
         view.set_layer_visible("inertia boxes", True)
-        layer = view.mirror.inertia
-        pts = drawn_points(layer, "body")
+        pts = points_of(view.mirror.inertia.mesh)
         size = np.sort(pts.max(axis=0) - pts.min(axis=0))
         # a uniform box's equivalent inertia box is the box itself, whatever its density
+        # (its 12 edges, and a small cross at the centre of mass: the origin here)
         assert np.allclose(size, [1.0, 2.0, 4.0], atol=1e-6)
+        assert len(pts) == 12 * 2 + 3 * 2
+        assert np.allclose(pts[-6:].mean(axis=0), 0.0, atol=1e-9)
     finally:
         view.close_view()
 
@@ -164,3 +166,54 @@ def test_teaching_arrows_join_each_frame_to_the_frame_its_pose_is_written_in(qtb
     arrows = points_of(mirror.arrows.mesh).reshape(-1, 4, 3)
     tails_tips = {(tuple(np.round(a[0], 9)), tuple(np.round(a[1], 9))) for a in arrows}
     assert has_arrow("gripper", "arm::gripper_mount")
+
+
+def test_vtk_one_letter_keys_do_nothing(qtbot, viewport):
+    from PySide6.QtTest import QTest
+    camera = viewport.canvas.camera
+    before = (camera.GetPosition(), camera.GetFocalPoint())
+    for key in "3wsrfpjtueq":
+        QTest.keyClick(viewport.widget, key)
+    assert not viewport.canvas.render_window.GetStereoRender()
+    visuals = viewport.mirror.actors["visuals"].GetProperty()
+    assert visuals.GetRepresentationAsString() == "Surface"
+    assert (camera.GetPosition(), camera.GetFocalPoint()) == before
+    assert viewport.isVisible()
+
+
+def test_unlimited_and_huge_joint_limits_keep_the_view(qtbot, tmp_path):
+    """SDFormat writes "no limit" as 1e16; files also use the largest double.  The axes
+    are drawn without a range and the scene keeps its size."""
+    from snapframe.editor.session import DocumentSession
+    from snapframe.editor.viewport.widget import Viewport
+    path = tmp_path / "limits.sdf"
+    path.write_text("""<?xml version="1.0"?>
+<sdf version="1.11"><model name="m">
+  <link name="a"><visual name="v"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></visual></link>
+  <link name="b"><pose>0 0 0.3 0 0 0</pose>
+    <visual name="v"><geometry><sphere><radius>0</radius></sphere></geometry></visual>
+    <visual name="w"><geometry><box><size>0.1 0.1 0.1</size></box></geometry></visual></link>
+  <link name="c"><pose>0 0 0.6 0 0 0</pose>
+    <visual name="v"><geometry><box><size>0.1 0.1 0.1</size></box></geometry></visual></link>
+  <joint name="slide" type="prismatic"><parent>a</parent><child>b</child>
+    <axis><xyz>1 0 0</xyz><limit><lower>-1e16</lower><upper>1e16</upper></limit></axis></joint>
+  <joint name="turn" type="revolute"><parent>b</parent><child>c</child>
+    <axis><xyz>0 0 1</xyz><limit><lower>-1.79769e308</lower><upper>1.79769e308</upper></limit></axis></joint>
+</model></sdf>""")
+    session = DocumentSession.open(path)
+    view = Viewport(session)
+    qtbot.addWidget(view)
+    view.resize(320, 240)
+    view.show()
+    qtbot.waitExposed(view)
+    try:
+        mirror = view.mirror
+        # the zero-radius sphere draws nothing; the boxes are drawn
+        assert "b#visual:v" not in mirror.visuals.index and "b#visual:w" in mirror.visuals.index
+        axes = points_of(mirror.axes.mesh)
+        assert np.all(np.isfinite(axes))
+        assert np.abs(axes).max() < 1.0          # no 1e16 bar, no garbage arc
+        bounds = np.array(mirror.bounds()).reshape(3, 2)
+        assert np.all(bounds[:, 1] - bounds[:, 0] < 1.0)
+    finally:
+        view.close_view()
