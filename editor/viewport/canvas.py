@@ -74,6 +74,7 @@ class Canvas:
         prop.SetOpacity(opacity)
         if wireframe:
             prop.SetRepresentationToWireframe()
+        prop.SetInterpolationToFlat()     # faceted, as CAD parts look; no normals needed
         prop.SetAmbient(ambient)
         prop.SetDiffuse(diffuse)
         prop.SetSpecular(specular)
@@ -98,6 +99,10 @@ class Canvas:
         from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
         from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
         axes = vtkAxesActor()
+        # line shafts and coarse cones: drawn in every frame, by software OpenGL too
+        axes.SetShaftTypeToLine()
+        axes.SetConeResolution(10)
+        axes.SetTotalLength(1.0, 1.0, 1.0)
         widget = vtkOrientationMarkerWidget()
         widget.SetOrientationMarker(axes)
         widget.SetInteractor(interactor)

@@ -30,6 +30,32 @@ def transform_points(X: np.ndarray, P: np.ndarray) -> np.ndarray:
     return P @ X[:, :3, :3].transpose(0, 2, 1) + X[:, None, :3, 3]
 
 
+class KeyIndex:
+    """Where keys sit in a layer, searched for a whole pose event at once: the event's
+    keys (thousands when a robot carries half a world) against the layer's, sorted, in
+    numpy rather than one dictionary lookup per key per layer."""
+
+    def __init__(self, keys: list[str]) -> None:
+        array = np.array(keys, dtype=str) if keys else np.zeros(0, dtype=str)
+        order = np.argsort(array, kind="stable")
+        self._sorted = array[order]
+        self._slot = order
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(positions in ``keys``, the layer's slots) of the keys the layer has."""
+        if not len(self._sorted) or not len(keys):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        pos = np.searchsorted(self._sorted, keys)
+        pos[pos >= len(self._sorted)] = 0
+        hit = np.flatnonzero(self._sorted[pos] == keys)
+        return hit, self._slot[pos[hit]]
+
+
+def key_array(keys) -> np.ndarray:
+    """An event's keys as a numpy string array (once per event, for every layer)."""
+    return keys if isinstance(keys, np.ndarray) else np.array(list(keys), dtype=str)
+
+
 @dataclass
 class _Instance:
     key: str
@@ -100,6 +126,9 @@ class MeshLayer:
             point += n * k
             cell += m * k
         self.instances = [_Instance(e[0], e[1], *slots[i]) for i, e in enumerate(entries)]
+        self._find = KeyIndex([e[0] for e in entries])
+        self._inst_group = np.array([sl[2] for sl in slots], dtype=np.int64)
+        self._inst_slot = np.array([sl[3] for sl in slots], dtype=np.int64)
         mesh = polydata(self._points, triangles=np.concatenate(faces))
         # colours per point, not per cell: one colour per instance either way, and software
         # OpenGL draws point colours faster than cell colours (a texture fetch per pixel)
@@ -109,24 +138,20 @@ class MeshLayer:
         # the polydata shares our array: later moves write straight into VTK's points
         self._points = points_of(mesh)
 
-    def move(self, keys: list[str], X: np.ndarray) -> bool:
+    def move(self, keys, X: np.ndarray) -> bool:
         """Place the instances named by ``keys`` at ``X`` (k, 4, 4); True if any was ours."""
         if self.mesh is None:
             return False
-        rows = [(i, r) for r, key in enumerate(keys) if (i := self.index.get(key)) is not None]
-        if not rows:
+        which, inst = self._find.find(key_array(keys))
+        if not len(inst):
             return False
-        by_group: dict[int, tuple[list[int], list[int]]] = {}
-        for i, r in rows:
-            inst = self.instances[i]
-            slots, which = by_group.setdefault(inst.group, ([], []))
-            slots.append(inst.slot)
-            which.append(r)
-        for gi, (slots, which) in by_group.items():
+        groups = self._inst_group[inst]
+        for gi in np.unique(groups):
+            sel = groups == gi
             g = self._groups[gi]
             n, k = len(g.shape.points), len(g.members)
             view = self._points[g.point_start:g.point_start + n * k].reshape(k, n, 3)
-            view[slots] = transform_points(X[which], g.shape.points)
+            view[self._inst_slot[inst[sel]]] = transform_points(X[which[sel]], g.shape.points)
         _touched(self.mesh)
         return True
 
@@ -177,6 +202,7 @@ class TriadLayer:
     def build(self, entries: list[tuple[str, np.ndarray]]) -> None:
         self.keys = [k for k, _ in entries]
         self.index = {k: i for i, k in enumerate(self.keys)}
+        self._find = KeyIndex(self.keys)
         if not entries:
             self.mesh = None
             return
@@ -197,13 +223,8 @@ class TriadLayer:
     def move(self, keys: list[str], X: np.ndarray) -> bool:
         if self.mesh is None:
             return False
-        idx, which = [], []
-        for r, key in enumerate(keys):
-            i = self.index.get(key)
-            if i is not None:
-                idx.append(i)
-                which.append(r)
-        if not idx:
+        which, idx = self._find.find(key_array(keys))
+        if not len(idx):
             return False
         pts = points_of(self.mesh)
         new = self._points(X[which]).reshape(-1, 4, 3)
@@ -270,6 +291,9 @@ class LineLayer:
             for slot, e in enumerate(members):
                 self.index[e[0]] = (g, slot)
             row += n * k
+        located = list(self.index.items())
+        self._find = KeyIndex([k for k, _ in located])
+        self._loc = np.array([gs for _, gs in located], dtype=np.int64).reshape(-1, 2)
         mesh = polydata(np.concatenate(points), polylines=np.concatenate(lines))
         set_rgb(mesh, np.concatenate(colours).reshape(-1, 3), on_points=False)
         self.mesh = mesh
@@ -277,20 +301,16 @@ class LineLayer:
     def move(self, keys: list[str], X: np.ndarray) -> bool:
         if self.mesh is None:
             return False
-        by_group: dict[int, tuple[list[int], list[int]]] = {}
-        for r, key in enumerate(keys):
-            found = self.index.get(key)
-            if found is not None:
-                slots, which = by_group.setdefault(found[0], ([], []))
-                slots.append(found[1])
-                which.append(r)
-        if not by_group:
+        which, at = self._find.find(key_array(keys))
+        if not len(at):
             return False
         pts = points_of(self.mesh)
-        for g, (slots, which) in by_group.items():
+        groups, slots = self._loc[at, 0], self._loc[at, 1]
+        for g in np.unique(groups):
+            sel = groups == g
             row, local, k = self._groups[g]
             view = pts[row:row + len(local) * k].reshape(k, len(local), 3)
-            view[slots] = transform_points(X[which], local)
+            view[slots[sel]] = transform_points(X[which[sel]], local)
         _touched(self.mesh)
         return True
 
@@ -319,6 +339,7 @@ class ArrowLayer:
             return
         keys = list(dict.fromkeys(k for a in arrows for k in a[:2]))
         self._ends = {k: i for i, k in enumerate(keys)}
+        self._find = KeyIndex(keys)
         self._origin = np.array([origin_of[k] for k in keys], dtype=float).reshape(-1, 3)
         self._a = np.array([self._ends[a[0]] for a in arrows])
         self._b = np.array([self._ends[a[1]] for a in arrows])
@@ -352,11 +373,10 @@ class ArrowLayer:
     def move(self, keys: list[str], X: np.ndarray) -> bool:
         if self.mesh is None:
             return False
-        rows = [(self._ends[k], r) for r, k in enumerate(keys) if k in self._ends]
-        if not rows:
+        which, ends = self._find.find(key_array(keys))
+        if not len(ends):
             return False
-        ends = np.array([e for e, _ in rows])
-        self._origin[ends] = X[[r for _, r in rows], :3, 3]
+        self._origin[ends] = X[which, :3, 3]
         which = np.flatnonzero(np.isin(self._a, ends) | np.isin(self._b, ends))
         pts = points_of(self.mesh).reshape(-1, 4, 3)
         pts[which] = self._points(which)

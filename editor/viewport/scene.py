@@ -21,7 +21,7 @@ from snapframe.core.model import Collision, Joint, Link, Node, Visual
 
 from ..frame_graphs import document_graph
 from .canvas import Canvas
-from .layers import ArrowLayer, LineLayer, MeshLayer, TriadLayer
+from .layers import ArrowLayer, LineLayer, MeshLayer, TriadLayer, key_array
 from .shapes import Triangles, shape_mesh
 from .vtkdata import bounds_of, hex_rgb, points_of, polydata
 
@@ -462,8 +462,9 @@ class SceneMirror:
         """Move what moved; True when anything drawn changed."""
         keys, X = list(event.keys), event.poses
         changed = False
+        found = key_array(keys)       # searched by every layer
         for layer in self._layers().values():
-            changed |= bool(layer.move(keys, X))
+            changed |= bool(layer.move(found, X))
         if changed:
             self._refresh_overlays(set(keys))
         return changed
