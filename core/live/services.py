@@ -98,6 +98,16 @@ class LiveDocument:
         self.diagnostics_changed: EventEmitter[DiagnosticsChanged] = EventEmitter()
         self._pending: list[DocumentChanged] = []
         self._moved: set[str] = set()
+        self._joints = None
+
+    @property
+    def joints(self):
+        """Joint positions for joint sliders (:class:`~.kinematics.JointState`): an
+        overlay on :attr:`poses` that never changes the document until it is baked."""
+        if self._joints is None:
+            from .kinematics import JointState
+            self._joints = JointState(self)
+        return self._joints
 
     # -- queries ------------------------------------------------------------------
     def exists(self, key: str) -> bool:
@@ -161,6 +171,9 @@ class LiveDocument:
             structure_event = StructureChanged(tuple(sorted(added)), tuple(sorted(removed)),
                                                self._renames(changes, removed, added))
 
+        if self._joints is not None:
+            # joint positions were reset by the edit: their keys are announced with it
+            pose_event = self._joints.settle(pose_event)
         touched = [n for c in changes for n in c.nodes]
         if structural:
             inertia_event = self.inertia.refresh_all()

@@ -564,12 +564,27 @@ class AddNode(Command):
 
 class RemoveNode(Command):
     """Remove an element (include, link, joint, frame, model, mate connector, mate,
-    visual or collision).  What referred to it is not changed: the diagnostics show it."""
+    visual or collision).  What referred to it is not changed: the diagnostics show it.
 
-    def __init__(self, document: Document, node: Node) -> None:
+    With ``refuse_if_referenced`` an element that others refer to is not removed:
+    :class:`~snapframe.core.model.references.DependentsExist` (an :class:`EditRefused`)
+    lists them; ``RemoveWithDependents`` removes it with them in one undo step."""
+
+    def __init__(self, document: Document, node: Node, *,
+                 refuse_if_referenced: bool = False) -> None:
         if node.parent is None:
             raise EditRefused("the document's root cannot be removed")
         check_owned(document, node)
+        if refuse_if_referenced:
+            from .references import DependentsExist, dependents
+            found = dependents(document, document.key(node))
+            if found:
+                listed = "; ".join(f"{d.key or '(top)'}: {d.why}" for d in found[:8])
+                more = f" and {len(found) - 8} more" if len(found) > 8 else ""
+                raise DependentsExist(f"{_label(node)} is referred to by {len(found)} "
+                                      f"element{'s' if len(found) > 1 else ''} ({listed}{more}): "
+                                      "remove them with it (RemoveWithDependents) or change "
+                                      "them first", found)
         self.document, self.node, self.parent = document, node, node.parent
         self.index = 0
         self.label = f"Remove {_label(node)}"
@@ -673,7 +688,8 @@ def _rename_ref(ref: str, old: str, new: str) -> str:
 
 class Rename(Command):
     """Rename a node and update every reference to it: in its own scope (relative_to,
-    attached_to, joint parent/child, axis expressed_in, canonical link, placement frames)
+    attached_to, joint parent/child, axis expressed_in, canonical link, placement frames,
+    mate connectors, a connector's redirected_parent)
     and in every enclosing scope, where it is seen as ``model::...::name``."""
 
     def __init__(self, document: Document, node: Node, new_name: str) -> None:
@@ -716,6 +732,8 @@ class Rename(Command):
                     change(n, "pose", new_spec)
             if isinstance(n, Frame):
                 change(n, "attached_to", _rename_ref(n.attached_to, old, new))
+                if isinstance(n, MateConnector):
+                    change(n, "redirected_parent", _rename_ref(n.redirected_parent, old, new))
             elif isinstance(n, Mate):
                 change(n, "connectors", tuple(_rename_ref(c, old, new) for c in n.connectors))
             elif isinstance(n, Joint):
