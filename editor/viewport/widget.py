@@ -21,6 +21,7 @@ from vtkmodules.vtkRenderingCore import vtkCellPicker  # noqa: E402
 
 from ..session import DocumentSession  # noqa: E402
 from .canvas import Canvas  # noqa: E402
+from .gizmo import Gizmo  # noqa: E402
 from .scene import VIEWS, Look, SceneMirror, camera_position  # noqa: E402
 
 __all__ = ["Viewport", "VIEWS"]
@@ -75,6 +76,7 @@ class Viewport(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.widget)
         self.mirror = SceneMirror(self.canvas, session.document, self.look)
+        self.gizmo = Gizmo(self)
         self.last_render = 0.0
         self.render_count = 0
         self._render_started = 0.0
@@ -134,6 +136,7 @@ class Viewport(QtWidgets.QWidget):
 
     def _on_render_start(self, *_args) -> None:
         self._render_started = time.perf_counter()
+        self.gizmo.update()     # constant size on screen: follows the camera
 
     def _on_render_end(self, *_args) -> None:
         # every render counts: ours, Qt's paints and the camera interaction's
@@ -164,6 +167,7 @@ class Viewport(QtWidgets.QWidget):
         self.render()
 
     def _on_selection(self, _event, render: bool = True) -> None:
+        self.gizmo.attach(self.session.selection.active)
         self.mirror.highlight("selection", self.session.selection.keys, self.look.selection, 3.5)
         self.mirror.highlight_chain(self.session.selection.active, self.look.chain)
         if render:
@@ -229,6 +233,10 @@ class Viewport(QtWidgets.QWidget):
         """The key of what is drawn at widget pixel (x, y), or None."""
         picker = vtkCellPicker()
         picker.SetTolerance(0.004)
+        picker.PickFromListOn()                 # the scene's layers, not the gizmo
+        for actor in self.mirror.actors.values():
+            if actor.GetPickable():
+                picker.AddPickList(actor)
         height = self.widget.height()
         ratio = self.widget.devicePixelRatioF()
         picker.Pick(x * ratio, (height - y) * ratio, 0, self.canvas.renderer)
@@ -239,17 +247,30 @@ class Viewport(QtWidgets.QWidget):
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
         t = event.type()
-        if t == QtCore.QEvent.Type.MouseButtonPress and event.button() == QtCore.Qt.MouseButton.LeftButton:
-            self._press = event.position().toPoint()
-        elif t == QtCore.QEvent.Type.MouseButtonRelease and event.button() == QtCore.Qt.MouseButton.LeftButton:
+        Type, left = QtCore.QEvent.Type, QtCore.Qt.MouseButton.LeftButton
+        if t == Type.MouseButtonPress and event.button() == left:
+            pos = event.position().toPoint()
+            if self.gizmo.press(pos.x(), pos.y()):
+                self._set_smooth(False)
+                return True             # the gizmo's drag: the camera stays put
+            self._press = pos
+        elif t == Type.MouseMove and self.gizmo.dragging:
+            pos = event.position().toPoint()
+            free = bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier)
+            self.gizmo.move(pos.x(), pos.y(), free=free)
+            return True
+        elif t == Type.MouseButtonRelease and event.button() == left:
+            if self.gizmo.release():
+                self._polish_timer.start()
+                return True
             pos = event.position().toPoint()
             if self._press is not None and (pos - self._press).manhattanLength() < 4:
                 self._click(pos, bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier))
             self._press = None
-        elif t == QtCore.QEvent.Type.MouseMove and not event.buttons():
+        elif t == Type.MouseMove and not event.buttons():
             self._hover_pos = event.position().toPoint()
             self._hover_timer.start()
-        elif t == QtCore.QEvent.Type.Leave:
+        elif t == Type.Leave:
             self._set_hover(None)
         return False
 
@@ -267,6 +288,10 @@ class Viewport(QtWidgets.QWidget):
 
     def _hover_pick(self) -> None:
         pos = getattr(self, "_hover_pos", None)
+        if pos is not None and self.gizmo.hover(pos.x(), pos.y()):
+            self.render()                         # a handle lit (or no longer)
+        if pos is not None and self.gizmo.handle_at(pos.x(), pos.y()) is not None:
+            return
         if pos is not None:
             key = self.key_at(pos.x(), pos.y())
             self._set_hover(key.partition("#")[0] if key else None)

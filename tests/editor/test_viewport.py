@@ -217,3 +217,76 @@ def test_unlimited_and_huge_joint_limits_keep_the_view(qtbot, tmp_path):
         assert np.all(bounds[:, 1] - bounds[:, 0] < 1.0)
     finally:
         view.close_view()
+
+
+def _drag(qtbot, widget, points, modifier=None):
+    from PySide6 import QtCore
+    from PySide6.QtTest import QTest
+    Qt = QtCore.Qt
+    mod = modifier or Qt.KeyboardModifier.NoModifier
+    QTest.mousePress(widget, Qt.MouseButton.LeftButton, mod, points[0])
+    for p in points[1:]:
+        QTest.mouseMove(widget, p)
+        qtbot.wait(5)
+    QTest.mouseRelease(widget, Qt.MouseButton.LeftButton, mod, points[-1])
+
+
+def _along(viewport, X, axis, fractions):
+    cam = np.array(viewport.canvas.camera.GetPosition())
+    L = 0.12 * np.linalg.norm(cam - X[:3, 3])
+    return [viewport.pixel_of(X[:3, 3] + f * L * X[:3, axis]) for f in fractions]
+
+
+def test_dragging_the_gizmo_arrow_moves_along_the_written_frame_in_one_undo_step(
+        qtbot, viewport, session):
+    doc = session.document
+    session.selection.select("gripper")
+    viewport.render()
+    gizmo = viewport.gizmo
+    assert gizmo.key == "gripper"
+    X = gizmo._X_WG.copy()     # at gripper::mount_point, axes of arm::gripper_mount
+    camera = viewport.canvas.camera
+    view_before = (camera.GetPosition(), camera.GetFocalPoint())
+    start = _along(viewport, X, 0, [0.92])[0]
+    assert gizmo.handle_at(start.x(), start.y()) == ("move", 0)
+    cam = np.array(camera.GetPosition())
+    L = 0.12 * np.linalg.norm(cam - X[:3, 3])
+    end = viewport.pixel_of(X[:3, 3] + (0.92 * L + 0.1) * X[:3, 0])
+    path = [start] + [start + (end - start) * (i / 6) for i in range(1, 7)]
+    n = len(doc.commands)
+    _drag(qtbot, viewport.widget, path)
+    pose = doc.element("gripper").pose
+    # 0.1 m along the written frame's x (snapped to the grid), nothing else changed
+    assert pose.relative_to == "arm::gripper_mount"
+    assert pose.value.p[0] == pytest.approx(0.1, abs=0.006)
+    assert pose.value.p[0] / gizmo.grid_step == pytest.approx(round(pose.value.p[0] / gizmo.grid_step))
+    assert pose.value.p[1:] == pytest.approx((0.0, 0.0), abs=1e-12)
+    assert pose.value.rpy() == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)
+    assert len(doc.commands) == n + 1                       # the whole drag: one step
+    assert (camera.GetPosition(), camera.GetFocalPoint()) == view_before   # camera still
+    # the world pose follows: mount point moved 0.1 along arm::gripper_mount's x
+    X_W = doc.live.poses.pose("gripper::mount_point")
+    assert np.allclose(X_W[:3, 3], X[:3, 3] + pose.value.p[0] * X[:3, 0], atol=1e-9)
+    doc.commands.undo()
+    assert doc.element("gripper").pose.value.p == pytest.approx((0.0, 0.0, 0.0))
+
+
+def test_dragging_a_gizmo_ring_turns_in_angle_steps(qtbot, viewport, session):
+    import math
+    doc = session.document
+    session.selection.select("gripper")
+    viewport.render()
+    gizmo = viewport.gizmo
+    X = gizmo._X_WG.copy()
+    cam = np.array(viewport.canvas.camera.GetPosition())
+    L = 0.12 * np.linalg.norm(cam - X[:3, 3])
+    # along the z ring, from 20 degrees to 80 degrees (away from where other rings cross)
+    angles = np.linspace(math.radians(20.0), math.radians(80.0), 8)
+    ring = [viewport.pixel_of(X[:3, 3] + 0.7 * L * (math.cos(a) * X[:3, 0] + math.sin(a) * X[:3, 1]))
+            for a in angles]
+    assert gizmo.handle_at(ring[0].x(), ring[0].y()) == ("turn", 2)
+    _drag(qtbot, viewport.widget, ring)
+    yaw = doc.element("gripper").pose.value.rpy()[2]
+    assert yaw == pytest.approx(math.radians(60.0), abs=math.radians(5.1))
+    assert yaw / gizmo.angle_step == pytest.approx(round(yaw / gizmo.angle_step), abs=1e-9)
+    assert doc.element("gripper").pose.value.p == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)
