@@ -109,11 +109,14 @@ def gizmo_drag(world: Path, steps: int) -> tuple[float, float]:
     viewport.render()
     X = viewport.gizmo._X_WG.copy()
     cam = np.array(viewport.canvas.camera.GetPosition())
-    L = 0.12 * np.linalg.norm(cam - X[:3, 3])
-    start = viewport.pixel_of(X[:3, 3] + 0.92 * L * X[:3, 0])
-    if viewport.gizmo.handle_at(start.x(), start.y()) != ("move", 0):
+    L = 0.1 * np.linalg.norm(cam - X[:3, 3])
+    for f in np.linspace(0.95, 0.2, 31):     # a pixel of the x arrow no ring crosses
+        start = viewport.pixel_of(X[:3, 3] + f * L * X[:3, 0])
+        if viewport.gizmo.handle_at(start.x(), start.y()) == ("move", 0):
+            break
+    else:
         raise RuntimeError("the gizmo's x arrow is not under the mouse")
-    end = viewport.pixel_of(X[:3, 3] + (0.92 * L + 0.5) * X[:3, 0])
+    end = viewport.pixel_of(X[:3, 3] + (f * L + 0.5) * X[:3, 0])
     QTest.mousePress(viewport.widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      start)
     walls, cpus = [], []

@@ -8,6 +8,7 @@ a plotting library's import takes, and every render is one the scene asked for.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -130,6 +131,8 @@ class Canvas:
         """Aim at ``bounds`` and zoom until their corners fill ``margin`` of the view's
         shorter side (VTK's own reset fits a bounding sphere: a tall model then fills a
         third of a wide view)."""
+        if not all(math.isfinite(b) for b in bounds):
+            return
         self.renderer.ResetCamera(*bounds)
         x0, x1, y0, y1, z0, z1 = bounds
         corners = [(x, y, z) for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)]
@@ -161,7 +164,12 @@ class Canvas:
         self.renderer.ResetCameraClippingRange()
         camera = self.camera
         near, far = camera.GetClippingRange()
-        limit = 0.01 * camera.GetDistance()
+        distance = camera.GetDistance()
+        if not (math.isfinite(near) and math.isfinite(far) and far > near > 0):
+            # bounds that are not numbers (a part at 1e200 m): planes around the focus
+            camera.SetClippingRange(1e-3 * distance, 1e3 * distance)
+            return
+        limit = 0.01 * distance
         if near > limit:
             camera.SetClippingRange(limit, far)
 
@@ -170,6 +178,7 @@ class Canvas:
         self.render()
         grab = vtkWindowToImageFilter()
         grab.SetInput(self.render_window)
+        grab.ShouldRerenderOff()      # just rendered
         grab.SetInputBufferTypeToRGBA() if alpha else grab.SetInputBufferTypeToRGB()
         grab.ReadFrontBufferOff()
         grab.Update()
@@ -184,6 +193,7 @@ class Canvas:
         self.render()
         grab = vtkWindowToImageFilter()
         grab.SetInput(self.render_window)
+        grab.ShouldRerenderOff()      # just rendered
         grab.SetInputBufferTypeToRGB()
         grab.ReadFrontBufferOff()
         grab.Update()

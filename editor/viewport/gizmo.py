@@ -29,7 +29,7 @@ __all__ = ["Gizmo", "GRID_STEP", "ANGLE_STEP"]
 GRID_STEP = 0.005
 ANGLE_STEP = math.radians(5.0)
 #: Handle length as a fraction of the distance from the camera (constant size on screen).
-SCREEN_SIZE = 0.12
+SCREEN_SIZE = 0.1
 
 _AXIS_RGB = np.array([[214, 48, 49], [39, 174, 96], [45, 123, 224]], dtype=np.uint8)
 _HOT_RGB = np.array([255, 180, 0], dtype=np.uint8)

@@ -50,6 +50,15 @@ def camera_position(bounds, view: str) -> list:
 ARC_POINTS = 16
 ARC_STEP = 0.4
 
+#: Edited fields that change the drawings of joint axes / of the frame graphs.
+_AXIS_FIELDS = frozenset({"type", "axis", "axes", "xyz", "lower", "upper", "expressed_in",
+                          "limit", "limits"})
+_GRAPH_FIELDS = frozenset({"relative_to", "attached_to", "parent_name", "child_name", "name",
+                           "placement_frame", "uri", "canonical_link"})
+
+#: Points farther than this (metres) are left out of the view's bounds.
+FAR = 1e9
+
 #: Joint limits this large mean "no limit" (SDFormat's default is 1e16).
 NO_LIMIT = 1e15
 
@@ -174,7 +183,6 @@ class SceneMirror:
         # worked out once (shapes, axis drawings, inertia boxes)
         shapes: dict[int, Triangles | None] = {}
         box_cache: dict[int, tuple | None] = {}
-        axis_cache: dict[int, list | None] = {}
         nodes = self.nodes
 
         def shape_of(geometry) -> Triangles | None:
@@ -214,19 +222,9 @@ class SceneMirror:
         self._build_layer("visuals")          # always: the scene's scale comes from it
         self.scale = self._scene_scale()
         self.triad_size = self._triad_size()
-        axis_entries = []
-        for key, joint in joints:
-            # (an axis expressed in another frame may differ per scope: not shared)
-            cacheable = not any(a.expressed_in for a in joint.axes)
-            if cacheable and id(joint) in axis_cache:
-                axis = axis_cache[id(joint)]
-            else:
-                axis = self._joint_axis(key, joint, table.pose(key))
-                if cacheable:
-                    axis_cache[id(joint)] = axis
-            if axis is not None:
-                axis_entries.append((key, axis, self.look.axis))
-        self._entries["joint axes"] = axis_entries
+        self._joints = joints
+        self._axes_in_other_frames: set[str] = set()
+        self._collect_axes()
         for name, layer in self._layers().items():
             if name not in self._stale:
                 continue
@@ -242,9 +240,41 @@ class SceneMirror:
             else:
                 self.highlight(name, keys, color, width)
 
+    def _collect_axes(self) -> None:
+        """Each joint's axis drawing (and its limits), in the joint's frame."""
+        table = self.live.poses
+        cache: dict[int, list | None] = {}
+        entries = []
+        self._axes_in_other_frames = set()
+        for key, joint in self._joints:
+            # an axis expressed in another frame may differ per scope, and turns when
+            # that frame moves relative to the joint: drawn afresh
+            other = any(a.expressed_in and a.expressed_in != joint.name for a in joint.axes)
+            if other:
+                self._axes_in_other_frames.add(key)
+            if key not in table:
+                continue
+            if not other and id(joint) in cache:
+                axis = cache[id(joint)]
+            else:
+                axis = self._joint_axis(key, joint, table.pose(key))
+                if not other:
+                    cache[id(joint)] = axis
+            if axis is not None:
+                entries.append((key, axis, self.look.axis))
+        self._entries["joint axes"] = entries
+
+    def _build_axes(self) -> None:
+        self._collect_axes()
+        if "joint axes" in self._stale:
+            return                    # built when first shown
+        self._build_layer("joint axes")
+
     def _build_layer(self, name: str) -> None:
         """Build one layer from its collected instances at their current poses."""
         self._stale.discard(name)
+        if name in ("visuals", "collisions"):
+            self._sorted_keys = None      # the outline's members come from these
         table = self.live.poses
         if name == "inertia boxes":
             self._build_inertia()
@@ -465,8 +495,31 @@ class SceneMirror:
         found = key_array(keys)       # searched by every layer
         for layer in self._layers().values():
             changed |= bool(layer.move(found, X))
-        if changed:
-            self._refresh_overlays(set(keys))
+        moved = set(keys)
+        if not moved.isdisjoint(self._axes_in_other_frames):
+            self._build_axes()        # drawn from the frame they are expressed in
+            self._add_actor("joint axes")
+            changed = True
+        # (an overlay may show what no built layer holds: a hidden frame kind's triad)
+        changed |= self._refresh_overlays(moved)
+        return changed
+
+    def on_edited(self, event) -> bool:
+        """Redraw what an edit changes without moving anything: a joint's axis, limits or
+        type; the frame graphs (relative_to, attached_to...).  True when anything did."""
+        fields = {f for c in event.changes for f in c.fields}
+        changed = False
+        if fields & _AXIS_FIELDS:
+            self._build_axes()
+            self._add_actor("joint axes")
+            changed = True
+        if fields & _GRAPH_FIELDS and self.visible.get("frame graphs"):
+            self._build_arrows()
+            self._add_actor("frame graphs")
+            chain = self._overlay_spec.get("chain")
+            if chain is not None:
+                self.highlight_chain(chain[0][0] if chain[0] else None, chain[2], chain[3])
+            changed = True
         return changed
 
     def refresh_inertia(self, keys: list[str]) -> None:
@@ -543,14 +596,19 @@ class SceneMirror:
         self._overlay_spec["chain"] = (list(self.chain), set(), color, width)
         self._draw_overlay("chain")
 
-    def _refresh_overlays(self, moved: set[str]) -> None:
+    def _refresh_overlays(self, moved: set[str]) -> bool:
+        hit = False
         for name, (keys, members, _c, _w) in self._overlay_spec.items():
             if not moved.isdisjoint(members) or not moved.isdisjoint(keys):
                 self._draw_overlay(name)
+                hit = True
+        return hit
 
     def _draw_overlay(self, name: str) -> None:
         keys, members, color, width = self._overlay_spec[name]
-        ends = [layer.outline(members) for layer in (self.visuals, self.collisions)]
+        ends = [layer.outline(members) for lname, layer in (("visuals", self.visuals),
+                                                             ("collisions", self.collisions))
+                if self.visible.get(lname)]
         table = self.live.poses
         frames = [table.pose(key) for key in keys if key in table and key != ROOT]
         if name == "chain":
@@ -592,13 +650,17 @@ class SceneMirror:
         self._overlays[name] = actor
 
     def bounds(self) -> tuple[float, ...] | None:
+        """The box around what is drawn (visuals and collisions, else the frames),
+        leaving out points that are not finite or absurdly far (a part at 1e200 m must
+        not leave the camera nowhere)."""
         meshes = [m for m in (self.visuals.mesh, self.collisions.mesh) if m is not None]
-        if not meshes:
-            pts = [X[:3, 3] for X in self.live.poses.as_dict().values()]
-            if not pts:
-                return None
-            P = np.stack(pts)
-            lo, hi = P.min(axis=0), P.max(axis=0)
-            return (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
-        b = np.array([m.bounds for m in meshes]).reshape(len(meshes), 3, 2)
-        return tuple(np.stack([b[:, :, 0].min(axis=0), b[:, :, 1].max(axis=0)], axis=1).ravel())
+        if meshes:
+            P = np.concatenate([points_of(m) for m in meshes])
+        else:
+            table = self.live.poses
+            P = table.poses(table.keys)[:, :3, 3] if len(table) else np.zeros((0, 3))
+        P = P[np.all(np.isfinite(P), axis=1) & (np.abs(P).max(axis=1, initial=0.0) < FAR)]
+        if not len(P):
+            return None
+        lo, hi = P.min(axis=0), P.max(axis=0)
+        return (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])

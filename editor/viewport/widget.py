@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 import vtkmodules.qt
 
@@ -100,16 +101,21 @@ class Viewport(QtWidgets.QWidget):
         self._hover_timer.timeout.connect(self._hover_pick)
         self.widget.installEventFilter(self)
         self.widget.setMouseTracking(True)
-        session.posesChanged.connect(self._on_poses)
-        session.structureChanged.connect(self._on_structure)
-        session.inertiaChanged.connect(self._on_inertia)
-        session.selectionChanged.connect(self._on_selection)
+        self._connections = [(session.posesChanged, self._on_poses),
+                             (session.structureChanged, self._on_structure),
+                             (session.inertiaChanged, self._on_inertia),
+                             (session.selectionChanged, self._on_selection),
+                             (session.edited, self._on_edited)]
+        for signal, slot in self._connections:
+            signal.connect(slot)
         self.set_view("iso", render=False)
 
     # -- following the session ----------------------------------------------------
     def render(self, still: bool = False) -> None:  # type: ignore[override]
         """Draw now: the quick frame (the still frame follows once things settle, see
         :meth:`_polish`), or with ``still`` the still frame itself (screenshots)."""
+        if self.interactor is None:       # closed: nothing to draw into
+            return
         self._set_smooth(still)
         if still:
             self._polish_timer.stop()
@@ -137,6 +143,7 @@ class Viewport(QtWidgets.QWidget):
     def _on_render_start(self, *_args) -> None:
         self._render_started = time.perf_counter()
         self.gizmo.update()     # constant size on screen: follows the camera
+        self.canvas.clip()      # every frame, the camera interaction's too
 
     def _on_render_end(self, *_args) -> None:
         # every render counts: ours, Qt's paints and the camera interaction's
@@ -155,6 +162,13 @@ class Viewport(QtWidgets.QWidget):
 
     def _on_poses(self, event) -> None:
         if self.mirror.on_poses(event):
+            self.render()
+
+    def _on_edited(self, event) -> None:
+        # edits that change drawings without moving anything: joint axes and types,
+        # the frame graphs of teaching mode
+        if self.mirror.on_edited(event):
+            self._on_selection(None, render=False)
             self.render()
 
     def _on_structure(self, _event) -> None:
@@ -181,6 +195,22 @@ class Viewport(QtWidgets.QWidget):
         self.mirror.rebuild()
         self._on_selection(None, render=False)
         self.render()
+
+    def grab_into(self, picture, top: QtWidgets.QWidget) -> None:
+        """Paint the current 3D picture onto ``picture`` (a grab of ``top``, which holds
+        this viewport): QWidget.grab cannot read the native window VTK draws into."""
+        if self.interactor is None or not self.widget.isVisible():
+            return
+        from PySide6 import QtGui
+        image = np.ascontiguousarray(self.canvas.image())
+        h, w = image.shape[:2]
+        frame = QtGui.QImage(image.data, w, h, 3 * w, QtGui.QImage.Format.Format_RGB888)
+        origin = self.widget.mapTo(top, QtCore.QPoint(0, 0))
+        painter = QtGui.QPainter(picture)
+        try:
+            painter.drawImage(QtCore.QRect(origin, self.widget.size()), frame)
+        finally:
+            painter.end()
 
     # -- camera -------------------------------------------------------------------
     def fit(self, render: bool = True) -> None:
@@ -308,6 +338,8 @@ class Viewport(QtWidgets.QWidget):
         self._polish_timer.stop()
         self._hover_timer.stop()
         if self.interactor is not None:
+            for signal, slot in self._connections:
+                signal.disconnect(slot)
             # paints may still arrive: they must not draw into a finalized window
             self.interactor.EnableRenderOff()
             self.widget.setUpdatesEnabled(False)

@@ -231,9 +231,20 @@ def _drag(qtbot, widget, points, modifier=None):
     QTest.mouseRelease(widget, Qt.MouseButton.LeftButton, mod, points[-1])
 
 
+def _arrow_pixel(viewport, X, axis):
+    """A pixel of the gizmo's arrow along ``axis`` (where no ring crosses it)."""
+    cam = np.array(viewport.canvas.camera.GetPosition())
+    L = 0.1 * np.linalg.norm(cam - X[:3, 3])
+    for f in np.linspace(0.95, 0.2, 31):
+        p = viewport.pixel_of(X[:3, 3] + f * L * X[:3, axis])
+        if viewport.gizmo.handle_at(p.x(), p.y()) == ("move", axis):
+            return p, f * L
+    raise AssertionError("no pixel of the arrow is free of the rings")
+
+
 def _along(viewport, X, axis, fractions):
     cam = np.array(viewport.canvas.camera.GetPosition())
-    L = 0.12 * np.linalg.norm(cam - X[:3, 3])
+    L = 0.1 * np.linalg.norm(cam - X[:3, 3])
     return [viewport.pixel_of(X[:3, 3] + f * L * X[:3, axis]) for f in fractions]
 
 
@@ -247,11 +258,8 @@ def test_dragging_the_gizmo_arrow_moves_along_the_written_frame_in_one_undo_step
     X = gizmo._X_WG.copy()     # at gripper::mount_point, axes of arm::gripper_mount
     camera = viewport.canvas.camera
     view_before = (camera.GetPosition(), camera.GetFocalPoint())
-    start = _along(viewport, X, 0, [0.92])[0]
-    assert gizmo.handle_at(start.x(), start.y()) == ("move", 0)
-    cam = np.array(camera.GetPosition())
-    L = 0.12 * np.linalg.norm(cam - X[:3, 3])
-    end = viewport.pixel_of(X[:3, 3] + (0.92 * L + 0.1) * X[:3, 0])
+    start, at = _arrow_pixel(viewport, X, 0)
+    end = viewport.pixel_of(X[:3, 3] + (at + 0.1) * X[:3, 0])
     path = [start] + [start + (end - start) * (i / 6) for i in range(1, 7)]
     n = len(doc.commands)
     _drag(qtbot, viewport.widget, path)
@@ -279,7 +287,7 @@ def test_dragging_a_gizmo_ring_turns_in_angle_steps(qtbot, viewport, session):
     gizmo = viewport.gizmo
     X = gizmo._X_WG.copy()
     cam = np.array(viewport.canvas.camera.GetPosition())
-    L = 0.12 * np.linalg.norm(cam - X[:3, 3])
+    L = 0.1 * np.linalg.norm(cam - X[:3, 3])
     # along the z ring, from 20 degrees to 80 degrees (away from where other rings cross)
     angles = np.linspace(math.radians(20.0), math.radians(80.0), 8)
     ring = [viewport.pixel_of(X[:3, 3] + 0.7 * L * (math.cos(a) * X[:3, 0] + math.sin(a) * X[:3, 1]))
@@ -290,3 +298,79 @@ def test_dragging_a_gizmo_ring_turns_in_angle_steps(qtbot, viewport, session):
     assert yaw == pytest.approx(math.radians(60.0), abs=math.radians(5.1))
     assert yaw / gizmo.angle_step == pytest.approx(round(yaw / gizmo.angle_step), abs=1e-9)
     assert doc.element("gripper").pose.value.p == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)
+
+
+def test_a_closed_viewport_ignores_later_edits(qtbot, session):
+    from snapframe.editor.viewport.widget import Viewport
+    view = Viewport(session)
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitExposed(view)
+    view.close_view()
+    doc = session.document
+    # no crash, nothing drawn: the view let go of the session
+    assert session.push(SetPose(doc, doc.element("gripper"), Pose.translation(0, 0, 0.2)))
+    view.render()
+    view.fit()
+    qtbot.wait(50)
+
+
+def test_the_selection_follows_a_frame_no_layer_draws(qtbot, viewport, session):
+    doc = session.document
+    assert not viewport.mirror.visible["joint"]        # joint triads hidden: no layer holds it
+    session.selection.select("weld")
+    before = points_of(viewport.mirror._overlays["selection"].GetMapper().GetInput()).copy()
+    count = viewport.render_count
+    weld = doc.element("weld")
+    session.push(SetPose(doc, weld, Pose.translation(0, 0, 0.15)))
+    after = points_of(viewport.mirror._overlays["selection"].GetMapper().GetInput())
+    origin = doc.live.poses.pose("weld")[:3, 3]
+    assert np.allclose(after[0], origin) and not np.allclose(after, before)
+    assert viewport.render_count > count
+
+
+def test_teaching_arrows_follow_a_relative_to_change(qtbot, viewport, session):
+    doc = session.document
+    viewport.set_layer_visible("frame graphs", True)
+    gripper = doc.element("gripper")
+    assert session.push(SetPose(doc, gripper, gripper.pose.value, relative_to="arm::upper_arm")
+                        ) or True
+    session.selection.select("gripper")
+    assert viewport.mirror.chain[:2] == ["gripper", doc.element("gripper").pose.relative_to]
+    graph = viewport.mirror._graph
+    assert graph.relative_to["gripper"] == doc.element("gripper").pose.relative_to
+
+
+def test_a_joint_axis_edit_redraws_the_axis(qtbot, tmp_path):
+    from snapframe.core.model.edits import SetJointAxis
+    from snapframe.editor.session import DocumentSession
+    from snapframe.editor.viewport.widget import Viewport
+    path = tmp_path / "hinge.sdf"
+    path.write_text("""<?xml version="1.0"?>
+<sdf version="1.11"><model name="m">
+  <link name="a"><visual name="v"><geometry><box><size>0.2 0.2 0.2</size></box></geometry></visual></link>
+  <link name="b"><pose>0 0 0.3 0 0 0</pose>
+    <visual name="v"><geometry><box><size>0.1 0.1 0.1</size></box></geometry></visual></link>
+  <joint name="hinge" type="revolute"><parent>a</parent><child>b</child>
+    <axis><xyz>0 0 1</xyz><limit><lower>-1</lower><upper>1</upper></limit></axis></joint>
+</model></sdf>""")
+    session = DocumentSession.open(path)
+    view = Viewport(session)
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitExposed(view)
+    try:
+        doc = session.document
+        axes = view.mirror.axes
+        assert session.push(SetJointAxis(doc, doc.element("hinge"), xyz=(1.0, 0.0, 0.0)))
+        group, slot = axes.index["hinge"]
+        row, local, k = axes._groups[group]
+        shaft = local[1] - local[0]
+        assert np.allclose(np.cross(shaft / np.linalg.norm(shaft), (1.0, 0.0, 0.0)), 0.0,
+                           atol=1e-9)
+        # and what is drawn is that, placed at the joint
+        X = doc.live.poses.pose("hinge")
+        drawn = points_of(axes.mesh)[row + slot * len(local):row + (slot + 1) * len(local)]
+        assert np.allclose(drawn, local @ X[:3, :3].T + X[:3, 3], atol=1e-9)
+    finally:
+        view.close_view()
