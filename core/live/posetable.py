@@ -498,7 +498,9 @@ class PoseTable:
             moved_rows.append(rows[hit])
         if placements:
             moved_rows.extend(self._place_nested(self.X, placements))
-        rows = np.sort(np.concatenate(moved_rows)) if len(moved_rows) > 1 else moved_rows[0]
+        # sorted and unique, always: rows in vertex order (or listed twice) can look like a
+        # contiguous run while skipping a row and holding a dead one
+        rows = np.unique(np.concatenate(moved_rows))
         if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
             span = slice(int(rows[0]), int(rows[-1]) + 1)   # contiguous: copy, no gather
             return PosesChanged(tuple(self._key_array[span].tolist()), self.X[span].copy(),
