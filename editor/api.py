@@ -31,6 +31,10 @@ from snapframe.core.pose import Pose
 __all__ = ["Editor"]
 
 
+def name_of(key: str) -> str:
+    return key or "(top)"
+
+
 class Editor:
     """The Snapframe editor: a main window and its documents (see the module docstring)."""
 
@@ -55,7 +59,7 @@ class Editor:
         session = self.window.open(path)
         self.app.processEvents()
         if session is None:
-            raise OSError(f"could not open {path}")
+            raise OSError(self.window.last_error or f"could not open {path}")
         return session.document
 
     @property
@@ -106,15 +110,49 @@ class Editor:
     def set_pose(self, name: str, xyz: Sequence[float] = (0.0, 0.0, 0.0),
                  rpy: Sequence[float] = (0.0, 0.0, 0.0), relative_to: str | None = None,
                  degrees: bool = False) -> None:
-        """Write an element's pose (``relative_to`` None keeps its frame).  Raises
-        :class:`~snapframe.core.model.edits.EditRefused` with the reason if refused."""
+        """Write an element's pose (``relative_to`` None keeps its frame).
+
+        ``relative_to`` is a frame as the element's model names it (as it is written in
+        the file: ``arm::flange_mount`` for an element of ``robot_1``), or any frame's key
+        or scoped name (``robot_1::arm::flange_mount``): it is written as the element's
+        model names it.  Raises :class:`~snapframe.core.model.edits.EditRefused` with the
+        reason if refused (a frame outside the element's model, for one)."""
         doc = self._doc()
-        node = doc.element(self.key(name))
+        key = self.key(name)
+        node = doc.element(key)
+        if relative_to:
+            relative_to = self._frame_name_in_scope(key, relative_to)
         r = [math.radians(a) for a in rpy] if degrees else list(rpy)
         command = SetPose(doc, node, Pose.from_xyz_rpy(*xyz, *r), relative_to)
         doc.commands.push(command)
         doc.commands.end_merge()
         self.app.processEvents()
+
+    def _frame_name_in_scope(self, key: str, frame: str) -> str:
+        """``frame`` (a name in the scope of the element ``key``, or a key or scoped name)
+        as that scope writes it."""
+        from snapframe.core.live.keys import ROOT, join_key, split_part
+        from snapframe.core.model import World
+        from snapframe.core.model.names import MODEL_FRAME, SEP, WORLD
+        doc = self._doc()
+        head = split_part(key)[0]
+        scope = head.rpartition(SEP)[0] if SEP in head else ROOT
+        if frame in (MODEL_FRAME, WORLD) or frame.endswith(SEP + MODEL_FRAME) or \
+                doc.element(join_key(scope, frame)) is not None:
+            return frame          # as the scope names it already
+        try:
+            target = self.key(frame)
+        except KeyError:
+            return frame          # no such frame: the core refuses it with its reason
+        if target == scope:
+            return WORLD if scope == ROOT and isinstance(doc.root, World) else MODEL_FRAME
+        if scope == ROOT:
+            return target
+        if target.startswith(scope + SEP):
+            return target[len(scope) + len(SEP):]
+        raise EditRefused(f"[{frame}] is not in the model of [{name_of(key)}]: a pose is "
+                          f"written relative to a frame of its own model "
+                          f"([{scope}])")
 
     def pose(self, name: str, relative_to: str = "") -> Pose:
         """The resolved pose of an element in the world/top model or another frame."""
@@ -162,10 +200,10 @@ class Editor:
         if tab is not None:
             tab.viewport.render(still=True)     # anti-aliased, wide lines
         if window:
-            self.app.processEvents()
-            # from the screen: QWidget.grab cannot see the viewport's native GL window
-            screen = self.window.screen() or self.app.primaryScreen()
-            screen.grabWindow(self.window.winId()).save(str(path))
+            picture = self.window.grab()
+            if tab is not None:
+                tab.viewport.grab_into(picture, self.window)
+            picture.save(str(path))
         else:
             if tab is None:
                 raise RuntimeError("no document is open")

@@ -112,6 +112,11 @@ def _main(argv: list[str], editor: bool) -> int:
     commands = available_commands(wanted)
     loaded: dict[str, ModuleType] = {}
     chosen = next((c for c in commands if c.name == wanted), None)
+    if chosen is None and wanted is not None and ("." in Path(wanted).name or "/" in wanted):
+        # A file name (command names have no dot nor slash) that names no file: say so,
+        # rather than "invalid choice" among the commands.
+        print(f"snapframe: no such file: {wanted}", file=sys.stderr)
+        return EXIT_USAGE
     if chosen is not None:
         try:
             loaded[chosen.name] = chosen.load()

@@ -41,15 +41,17 @@ from snapframe.core.pose import IDENTITY, Pose
 
 from .icons import kind_icon
 from .session import DocumentSession
-from .teaching import Step, explain_steps, format_pose, frame_label, root_label
+from .teaching import Step, compact_number, explain_steps, format_pose, frame_label, root_label
+from .theme import theme_colors
 
 __all__ = ["FrameInspector", "NumberField", "FrameCombo", "parse_number", "frames_in_scope",
            "pose_snippet", "ROTATION_FORMATS"]
 
 _log = logging.getLogger(__name__)
 
-#: Shortest time between two updates of the chain of transforms caused by moving poses.
-CHAIN_INTERVAL_MS = 150
+#: The chain of transforms follows moving poses at once, then (while they keep moving)
+#: once they have been still this long.
+CHAIN_INTERVAL_MS = 250
 
 
 #: Rotation formats of the pose editor: (id, label).
@@ -62,9 +64,20 @@ _AXIS_COLORS = ("#c0392b", "#27ae60", "#2c6fd1", "#6b7580")
 #: Edits of these fields can change any element's chain or scope: refresh on them.
 _TOPOLOGY = frozenset({"relative_to", "attached_to", "placement_frame", "name", "uri",
                        "template", "parent_name", "child_name"})
-_ERROR_STYLE = "color: #c0392b;"
-_MUTED = "color: #6b7580;"
-_MONO = "font-family: monospace;"
+_ERROR_STYLE = "color: #d9433a;"   # readable on the light and the dark palette
+
+
+def _mono(label: QtWidgets.QLabel) -> None:
+    """Numbers in a fixed-pitch font: a font, not a style sheet (a style-sheeted label
+    keeps the text colour of the palette it was polished with when the theme changes)."""
+    font = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
+    font.setPointSizeF(label.font().pointSizeF())
+    label.setFont(font)
+
+
+def _muted_style() -> str:
+    """Secondary text in rich text (the chain): the theme's muted colour."""
+    return f"color: {theme_colors()['muted']};"
 
 
 # -- numbers --------------------------------------------------------------------------
@@ -113,6 +126,12 @@ def parse_number(text: str) -> float:
 
 
 def _fmt(value: float, decimals: int, style: str) -> str:
+    """A value as a field or label shows it: fixed ``decimals`` (``style`` "f") or
+    significant digits ("g"); huge and tiny values in a compact scientific form
+    (``1e300``, ``2.5e-5``), never a 300-digit string that no field can hold."""
+    compact = compact_number(value, decimals)
+    if compact is not None:
+        return compact
     if style == "g":
         text = f"{value:.{decimals}g}"
     else:
@@ -175,17 +194,53 @@ class NumberField(QtWidgets.QAbstractSpinBox):
     def setReadOnly(self, on: bool) -> None:  # type: ignore[override]
         """Read-only fields look it (the window's colour), and their text stays selectable."""
         super().setReadOnly(on)
-        palette = self.palette()
-        base = QtWidgets.QApplication.palette().color(
+        # From the application's palette (not this field's own, which a theme change
+        # would leave behind): called again when the theme changes.
+        palette = QtGui.QPalette(QtWidgets.QApplication.palette())
+        base = palette.color(
             QtGui.QPalette.ColorRole.Window if on else QtGui.QPalette.ColorRole.Base)
         palette.setColor(QtGui.QPalette.ColorRole.Base, base)
         self.setPalette(palette)
 
     def revert(self) -> None:
-        """Show the last value again (after a refused edit)."""
+        """Show the last value again (after a refused edit, or Esc)."""
         self._confirmed = ""
         self.lineEdit().setText(self._shown)
         self.lineEdit().setModified(False)
+
+    def is_edited(self) -> bool:
+        """Whether the field shows text the user typed instead of its value."""
+        return not self.isReadOnly() and self.lineEdit().text().strip() != self._shown
+
+    def cancel_edit(self) -> None:
+        """Give up the typed text (Esc): the value shows again."""
+        self.revert()
+        self.lineEdit().selectAll()
+
+    # -- keys ---------------------------------------------------------------------
+    def event(self, event: QtCore.QEvent) -> bool:
+        # Esc with typed text reverts the field: claimed before the window's Esc
+        # shortcut (Select None) can take it.  Esc on a field showing its value is the
+        # window's.
+        if event.type() == QtCore.QEvent.Type.ShortcutOverride and \
+                event.key() == QtCore.Qt.Key.Key_Escape and self.is_edited():
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:
+        if event.key() == QtCore.Qt.Key.Key_Escape and self.is_edited():
+            self.cancel_edit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def sizeHint(self) -> QtCore.QSize:
+        # Wide enough for "-1234.567890", never as wide as a long text: the rows of
+        # three fields must fit a narrow dock whatever is typed.
+        hint = super().sizeHint()
+        bound = self.fontMetrics().horizontalAdvance("-0000.0000000") + 16
+        return QtCore.QSize(min(hint.width(), bound), hint.height())
 
     def text(self) -> str:  # type: ignore[override]
         return self.lineEdit().text()
@@ -235,7 +290,8 @@ class NumberField(QtWidgets.QAbstractSpinBox):
 
 def _muted(text: str = "", parent: QtWidgets.QWidget | None = None) -> QtWidgets.QLabel:
     label = QtWidgets.QLabel(text, parent)
-    label.setStyleSheet(_MUTED)
+    # the palette's muted text colour: follows the theme, light or dark
+    label.setForegroundRole(QtGui.QPalette.ColorRole.PlaceholderText)
     return label
 
 
@@ -278,6 +334,8 @@ class _Row(QtWidgets.QWidget):
         self.grid.setHorizontalSpacing(4)
         self.grid.setVerticalSpacing(4)
         self.letters: list[QtWidgets.QLabel] = []
+        for field in fields:
+            field.setParent(self)   # the row's, laid out or not (hidden ones too)
         for i in range(len(fields)):
             tag = QtWidgets.QLabel(self)
             tag.setStyleSheet(f"color: {_AXIS_COLORS[i % 4]}; font-weight: bold;")
@@ -300,12 +358,12 @@ class _Row(QtWidgets.QWidget):
             self.grid.removeWidget(tag)
             self.grid.removeWidget(field)
             visible = i < count
-            tag.setVisible(visible)
-            field.setVisible(visible)
             if visible:
                 row, col = divmod(i, columns)
                 self.grid.addWidget(tag, row, 2 * col)
                 self.grid.addWidget(field, row, 2 * col + 1)
+            tag.setVisible(visible)
+            field.setVisible(visible)
         for col in range(2 * len(self.fields)):
             self.grid.setColumnStretch(col, 1 if col % 2 and col < 2 * columns else 0)
 
@@ -360,8 +418,41 @@ class FrameCombo(QtWidgets.QComboBox):
         except ValueError:
             index = -1
         self.setCurrentIndex(index)
-        self.setEditText(self.itemText(index) if index >= 0 else str(value))
+        self._shown_text = self.itemText(index) if index >= 0 else str(value)
+        self.setEditText(self._shown_text)
         self.blockSignals(blocked)
+
+    def is_edited(self) -> bool:
+        return self.lineEdit() is not None and \
+            self.lineEdit().text() != getattr(self, "_shown_text", self.currentText())
+
+    def _reverts_on_esc(self) -> bool:
+        # An open list (the combo's, or the completions) closes on Esc first.
+        return self.is_edited() and not self.view().isVisible() and \
+            not self.completer().popup().isVisible()
+
+    def event(self, event: QtCore.QEvent) -> bool:
+        # Esc while typing a frame name gives the typing up (before the window's Esc
+        # shortcut, Select None, can take it); with nothing typed it is the window's.
+        if event.type() == QtCore.QEvent.Type.ShortcutOverride and \
+                event.key() == QtCore.Qt.Key.Key_Escape and self._reverts_on_esc():
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:
+        if event.key() == QtCore.Qt.Key.Key_Escape and self._reverts_on_esc():
+            self.cancel_edit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def cancel_edit(self) -> None:
+        """Give up the typed text: show the current choice again."""
+        blocked = self.blockSignals(True)
+        self.setEditText(getattr(self, "_shown_text", self.currentText()))
+        self.blockSignals(blocked)
+        self.lineEdit().selectAll()
 
     def labels(self) -> list[str]:
         return self._model.stringList()
@@ -527,7 +618,15 @@ class FrameInspector(QtWidgets.QWidget):
         self._chain_timer.timeout.connect(self._refresh_chain)
         self._chain_shown_at = -1e9
         self._throttle_chain = False
+        # The quaternion as typed (w x y z, not normalised) while the user types it: the
+        # document holds its normalisation, the fields keep what was typed, and the next
+        # component typed goes with them (normalising each alone would undo the others).
+        self._quat_typed: list[float] | None = None
+        self._quat_node: Node | None = None
         self._build()
+        app = QtWidgets.QApplication.instance()
+        if app is not None:
+            app.focusChanged.connect(self._on_focus_changed)
         self.set_session(session)
 
     # == construction ================================================================
@@ -576,7 +675,7 @@ class FrameInspector(QtWidgets.QWidget):
         head.addStretch(1)
         form.addRow(head)
         self.key_label = _value_label(self.element_group)
-        self.key_label.setStyleSheet(_MONO)
+        _mono(self.key_label)
         form.addRow("Key", self.key_label)
         self.file_label = _value_label(self.element_group)
         form.addRow("File", self.file_label)
@@ -593,9 +692,7 @@ class FrameInspector(QtWidgets.QWidget):
         form.addRow(self.element_error)
         # Elements of an included file: edited in that file.
         self.readonly_note = QtWidgets.QFrame(self.element_group)
-        self.readonly_note.setStyleSheet(
-            "QFrame { background: #fff6dd; border: 1px solid #e8cf88; border-radius: 4px; }"
-            "QLabel { border: none; background: transparent; }")
+        self._style_note()
         note = QtWidgets.QHBoxLayout(self.readonly_note)
         note.setContentsMargins(8, 5, 5, 5)
         self.readonly_label = QtWidgets.QLabel(self.readonly_note)
@@ -607,6 +704,27 @@ class FrameInspector(QtWidgets.QWidget):
         form.addRow(self.readonly_note)
         self._element_form = form
         self._body.addWidget(self.element_group)
+
+    def _style_note(self) -> None:
+        """The read-only note's colours, from the current palette (light or dark)."""
+        c = theme_colors(self.palette())
+        _restyle(self.readonly_note,
+                 f"QFrame {{ background: {c['note']}; border: 1px solid {c['note_border']}; "
+                 "border-radius: 4px; } QLabel { border: none; background: transparent; }")
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QtCore.QEvent.Type.PaletteChange,
+                            QtCore.QEvent.Type.ApplicationPaletteChange) and \
+                hasattr(self, "part_density"):
+            # The theme changed: colours written into styles and rich text follow it.
+            self._style_note()
+            for field in (*self.pose_fields.values(), *self.axis_fields.values(),
+                          *self.limit_fields.values(), self.mass, self.density,
+                          self.part_density):
+                field.setReadOnly(field.isReadOnly())
+            if self.node is not None:
+                self._refresh_chain()
 
     def _build_pose(self, body: QtWidgets.QWidget) -> None:
         self.pose_group, form = _group("Pose", body)
@@ -636,7 +754,7 @@ class FrameInspector(QtWidgets.QWidget):
             self.pose_fields[name] = self._number(name, 4, 1.0, self._on_pose_value)
         self.position_row = _Row(["x", "y", "z"], [self.pose_fields[n] for n in "xyz"],
                                  self.pose_group)
-        self.rotation_row = _Row(["r", "p", "y", "z"],
+        self.rotation_row = _Row(["r", "p", "y", ""],
                                  [self.pose_fields[n] for n in ("r0", "r1", "r2", "r3")],
                                  self.pose_group)
         # Each label above its fields: three values with six decimals need the whole
@@ -671,7 +789,7 @@ class FrameInspector(QtWidgets.QWidget):
         self.resolved_position = _value_label(self.resolved_group)
         self.resolved_rotation = _value_label(self.resolved_group)
         for label in (self.resolved_position, self.resolved_rotation):
-            label.setStyleSheet(_MONO)
+            _mono(label)
         form.addRow("Position", self.resolved_position)
         form.addRow("Rotation", self.resolved_rotation)
         self._body.addWidget(self.resolved_group)
@@ -755,7 +873,7 @@ class FrameInspector(QtWidgets.QWidget):
         self.moments_label = _value_label(self.inertia_group)
         self.tensor_label = _value_label(self.inertia_group)
         for label in (self.com_label, self.moments_label, self.tensor_label):
-            label.setStyleSheet(_MONO)
+            _mono(label)
         form.addRow("Computed", self.computed_mass)
         form.addRow("COM", self.com_label)
         form.addRow("Principal", self.moments_label)
@@ -817,7 +935,8 @@ class FrameInspector(QtWidgets.QWidget):
             for signal, slot in self._connections():
                 signal.connect(slot)
         self._fill_resolved_frames()
-        self._show(session.selection.active if session is not None else None)
+        # forced: "nothing selected" must be laid out even when nothing was before
+        self._show(session.selection.active if session is not None else None, force=True)
 
     def _connections(self):
         s = self.session
@@ -883,6 +1002,7 @@ class FrameInspector(QtWidgets.QWidget):
             return
         self.key, self.node = (key, node) if node is not None else (None, None)
         self._step_field = None
+        self._quat_typed, self._quat_node = None, None
         for label in (self.pose_error, self.element_error, self.joint_error, self.inertia_error,
                       self.geometry_error):
             _show_error(label, "")
@@ -1087,6 +1207,10 @@ class FrameInspector(QtWidgets.QWidget):
             self.rotation_row.set_letters(["r", "p", "y", ""])
         self.rotation_label.setText("Rotation (quaternion w x y z)" if quat else
                                     ("Rotation (°)" if fmt == "deg" else "Rotation (rad)"))
+        if quat:
+            typed = self._typed_quaternion(X)
+            if typed is not None:
+                rot = typed   # what the user typed, while it is what the document holds
         for name, value in zip(("r0", "r1", "r2", "r3"), rot):
             field = self.pose_fields[name]
             field.decimals = 4 if fmt == "deg" else 6
@@ -1120,6 +1244,9 @@ class FrameInspector(QtWidgets.QWidget):
     def _on_pose_value(self, field: str, value: float | None, step: bool) -> None:
         if value is None or self.node is None:
             return
+        if self.rotation_format == "quat" and field.startswith("r"):
+            self._quat_value(int(field[1]), value, step)
+            return
         try:
             pose = self._pose_with(field, value)
         except ValueError as exc:
@@ -1130,6 +1257,66 @@ class FrameInspector(QtWidgets.QWidget):
                         merge_field=("pose", field) if step else None)
         if not ok:
             self.pose_fields[field].revert()
+
+    # -- quaternions: typed one component at a time --------------------------------------
+    def _quat_fields(self) -> list[NumberField]:
+        return [self.pose_fields[f"r{i}"] for i in range(4)]
+
+    def _typed_quaternion(self, X: Pose) -> list[float] | None:
+        """The quaternion as the user typed it, if it is still what the document holds
+        (an undo, a drag or another element forget it)."""
+        typed = self._quat_typed
+        if typed is None or self._quat_node is not self.node:
+            return None
+        try:
+            if np.allclose(Pose.from_xyz_quat(X.p, typed).matrix(), X.matrix(), atol=1e-9):
+                return list(typed)
+        except ValueError:
+            pass
+        self._quat_typed, self._quat_node = None, None
+        return None
+
+    def _quat_value(self, index: int, value: float, step: bool) -> None:
+        """One component typed (or stepped): with the others as typed before, normalised
+        into the document at once; the fields keep the typed values until the focus
+        leaves them.  A zero quaternion is refused."""
+        field = self.pose_fields[f"r{index}"]
+        if not math.isfinite(value):
+            _show_error(self.pose_error, "a rotation must be finite: nothing changed")
+            field.revert()
+            return
+        node = self.node
+        X, _rel = self._written()
+        typed = self._typed_quaternion(X)
+        q = list(typed) if typed is not None else list(X.quat())
+        q[index] = value
+        try:
+            pose = Pose.from_xyz_quat(X.p, q)
+        except ValueError as exc:
+            _show_error(self.pose_error, f"{exc}: nothing changed")
+            field.revert()
+            return
+        self._quat_typed, self._quat_node = q, node
+        if np.allclose(pose.matrix(), X.matrix(), atol=1e-15):
+            _show_error(self.pose_error, "")   # the same rotation: nothing to write
+            self._refresh_pose()
+            return
+        if not self._edit(SetPose, node, pose, None, error=self.pose_error,
+                          merge_field=("pose", f"r{index}") if step else None):
+            self._quat_typed = typed
+            field.revert()
+
+    def _on_focus_changed(self, _old: QtWidgets.QWidget | None,
+                          new: QtWidgets.QWidget | None) -> None:
+        # Done with the quaternion (the focus went elsewhere in the window): show it
+        # normalised, as the document holds it.
+        if self._quat_typed is None or new is None:
+            return
+        if any(new is f or f.isAncestorOf(new) for f in self._quat_fields()):
+            return
+        self._quat_typed, self._quat_node = None, None
+        if self.node is not None and self.rotation_format == "quat":
+            self._refresh_pose()
 
     def _relative_to_typed(self) -> None:
         self._commit_relative_to(self.relative_to.value_of(self.relative_to.currentText()))
@@ -1182,6 +1369,8 @@ class FrameInspector(QtWidgets.QWidget):
         """Show rotations as ``"deg"`` or ``"rad"`` (roll, pitch, yaw) or ``"quat"``."""
         if fmt not in {f for f, _ in ROTATION_FORMATS}:
             raise ValueError(f"unknown rotation format {fmt!r}")
+        if fmt != self.rotation_format:
+            self._quat_typed, self._quat_node = None, None
         self.rotation_format = fmt
         index = self.format_combo.findData(fmt)
         if self.format_combo.currentIndex() != index:
@@ -1246,7 +1435,7 @@ class FrameInspector(QtWidgets.QWidget):
             _restyle(self.resolved_position, _ERROR_STYLE)
             self.resolved_rotation.setText("")
             return
-        _restyle(self.resolved_position, _MONO)
+        _restyle(self.resolved_position, "")
         self.resolved_position.setText("  ".join(_fmt(v, 6, "f") for v in X.p) + "  m")
         fmt = self.rotation_format
         if fmt == "quat":
@@ -1264,8 +1453,9 @@ class FrameInspector(QtWidgets.QWidget):
             return
         now = time.monotonic()
         if self._throttle_chain and now - self._chain_shown_at < CHAIN_INTERVAL_MS / 1000:
-            if not self._chain_timer.isActive():
-                self._chain_timer.start()
+            # a debounce: the chain follows once the poses stop changing (after a drag)
+            self._chain_shown_at = now
+            self._chain_timer.start()
             return
         self._chain_timer.stop()
         self._chain_shown_at = now
@@ -1306,9 +1496,10 @@ class FrameInspector(QtWidgets.QWidget):
         def pose(X: Pose) -> str:
             text = format_pose(X, fmt, 4 if fmt == "deg" else 6, compact=True)
             return f"<code>{html.escape(text)}</code>"
+        muted = _muted_style()
         if not steps:
             return f"<p>The root frame: <b>{root}</b> (identity).</p>"
-        out = [f"<p style='{_MUTED}'>From <b>{root}</b> outwards: each step composes a "
+        out = [f"<p style='{muted}'>From <b>{root}</b> outwards: each step composes a "
                "written &lt;pose&gt; with the frame it is written in.</p>"]
         for i, s in enumerate(steps, 1):
             frame = html.escape(frame_label(document, s.frame))
@@ -1320,10 +1511,10 @@ class FrameInspector(QtWidgets.QWidget):
             link = f"<a href='{html.escape(s.frame, quote=True)}'>{frame}</a>"
             where = f"{Path(s.source.file).name}:{s.source.line}" \
                 if s.source is not None and s.source.file and s.source.line else ""
-            lines = [f"<b>{i}. {link}</b> <span style='{_MUTED}'>{s.kind.replace('_', ' ')}"
+            lines = [f"<b>{i}. {link}</b> <span style='{muted}'>{s.kind.replace('_', ' ')}"
                      f"{' · ' + where if where else ''}</span>",
                      f"&nbsp;&nbsp;&lt;pose&gt; in <b>{rel}</b> "
-                     f"<span style='{_MUTED}'>({html.escape(s.reason)})</span>",
+                     f"<span style='{muted}'>({html.escape(s.reason)})</span>",
                      f"&nbsp;&nbsp;&nbsp;&nbsp;{pose(s.written)}"]
             if s.placement is not None:
                 lines.append(f"&nbsp;&nbsp;places <b>{html.escape(s.placement_frame)}</b>, so "

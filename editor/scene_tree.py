@@ -22,12 +22,17 @@ from snapframe.core.model import (Collision, Frame, Include, Joint, Link, Mate, 
                                   Model, Node, Plugin, Visual, World)
 
 from .icons import kind_icon, status_icon
+from .panels._qt import palette_color
 from .session import DocumentSession
 
 __all__ = ["SceneTreeModel", "SceneTree", "KEY_ROLE"]
 
 KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
+_ERROR_COLOR = "#e0474c"   # readable on light and dark backgrounds
+#: Edited fields that change what a row shows (its label, tooltip).
+_LABEL_FIELDS = frozenset({"type", "connectors", "uri", "name", "attached_to", "parent_name",
+                           "child_name"})
 
 
 class _Item:
@@ -173,10 +178,12 @@ class SceneTreeModel(QtCore.QAbstractItemModel):
             return _tooltip(item)
         if role == QtCore.Qt.ItemDataRole.ForegroundRole:
             if self._problems.get(item.key) == Severity.ERROR:
-                return QtGui.QBrush(QtGui.QColor("#d63031"))
+                return QtGui.QBrush(QtGui.QColor(_ERROR_COLOR))
             if item.key and item.key not in self.session.live.poses and \
                     not isinstance(item.node, (Mate, Plugin)):
-                return QtGui.QBrush(QtGui.QColor("#999999"))  # no resolvable pose
+                # no resolvable pose: quiet, in the theme's own muted colour
+                return QtGui.QBrush(palette_color(QtGui.QPalette.ColorGroup.Active,
+                                                  QtGui.QPalette.ColorRole.PlaceholderText))
         if role == KEY_ROLE:
             return item.key
         if role == KIND_ROLE:
@@ -233,11 +240,52 @@ class SceneTreeModel(QtCore.QAbstractItemModel):
         self._reset_items()
         self.endResetModel()
 
+    def _built_items(self):
+        """Every row built so far (rows are built when first shown or looked up): what
+        a view can be showing, so what an update of labels or icons needs to touch."""
+        todo = list(self._top._children or [])
+        while todo:
+            item = todo.pop()
+            yield item
+            if item._children:
+                todo.extend(item._children)
+
+    def _rows_changed(self, items: list[_Item], roles: list[int]) -> None:
+        """``dataChanged`` for ``items``, one signal per run of adjacent rows.
+
+        Labels, icons and colours change in place: rows neither move nor appear, so this
+        is a data change, not a layout change (a ``layoutChanged`` without its
+        ``layoutAboutToBeChanged`` leaves the filter proxy's persistent indexes dangling,
+        and the next selection change or repaint reads freed memory)."""
+        by_parent: dict[int, tuple[_Item, list[int]]] = {}
+        for item in items:
+            by_parent.setdefault(id(item.parent), (item.parent, []))[1].append(item.row)
+        for parent, rows in by_parent.values():
+            kids = parent.children()
+            rows.sort()
+            start = prev = rows[0]
+            for row in rows[1:] + [None]:
+                if row is not None and row == prev + 1:
+                    prev = row
+                    continue
+                self.dataChanged.emit(self.createIndex(start, 0, kids[start]),
+                                      self.createIndex(prev, 0, kids[prev]), roles)
+                if row is not None:
+                    start = prev = row
+
     def _on_edited(self, event) -> None:
-        # Renamed or retyped elements and include URIs change labels without structure.
-        if any(set(c.fields) & {"type", "connectors", "uri", "name", "attached_to",
-                                "parent_name", "child_name"} for c in event.changes):
-            self.layoutChanged.emit()
+        # Retyped joints, re-pointed includes, edited attached_to or parent/child change
+        # labels and tooltips in place (renames and removals come as structure changes).
+        ids = {id(n) for c in event.changes
+               if set(c.fields) & _LABEL_FIELDS for n in c.nodes}
+        if not ids:
+            return
+        items = [i for i in self._built_items() if id(i.node) in ids]
+        if items:
+            self._rows_changed(items, [QtCore.Qt.ItemDataRole.DisplayRole,
+                                       QtCore.Qt.ItemDataRole.ToolTipRole,
+                                       QtCore.Qt.ItemDataRole.DecorationRole,
+                                       QtCore.Qt.ItemDataRole.ForegroundRole])
 
     def _note_problems(self) -> None:
         problems: dict[str, Severity] = {}
@@ -247,8 +295,16 @@ class SceneTreeModel(QtCore.QAbstractItemModel):
         self._problems = problems
 
     def _on_diagnostics(self, _event) -> None:
+        old = self._problems
         self._note_problems()
-        self.layoutChanged.emit()
+        new = self._problems
+        changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+        if not changed:
+            return
+        items = [i for i in self._built_items() if i.key in changed]
+        if items:
+            self._rows_changed(items, [QtCore.Qt.ItemDataRole.DecorationRole,
+                                       QtCore.Qt.ItemDataRole.ForegroundRole])
 
 
 class _Filter(QtCore.QSortFilterProxyModel):
@@ -300,8 +356,15 @@ class SceneTree(QtWidgets.QWidget):
         session.selectionChanged.connect(self._on_core_selection)
         self.model.modelReset.connect(self._after_reset)
         self._expanded: set[str] = set()
-        self.view.expanded.connect(lambda i: self._expanded.add(i.data(KEY_ROLE)))
-        self.view.collapsed.connect(lambda i: self._expanded.discard(i.data(KEY_ROLE)))
+        self.view.expanded.connect(lambda i: self._note_expanded(i, True))
+        self.view.collapsed.connect(lambda i: self._note_expanded(i, False))
+
+    def _note_expanded(self, index: QtCore.QModelIndex, on: bool) -> None:
+        """Remember what the user expanded (not what a filter opened to show matches)."""
+        if self.proxy.filterRegularExpression().pattern():
+            return
+        key = index.data(KEY_ROLE)
+        (self._expanded.add if on else self._expanded.discard)(key)
 
     # -- selection both ways --------------------------------------------------------
     def _on_view_selection(self, *_args) -> None:
@@ -312,11 +375,21 @@ class SceneTree(QtWidgets.QWidget):
         if current in keys:  # the clicked row is the active one
             keys.remove(current)
             keys.append(current)
+        modifiers = QtWidgets.QApplication.keyboardModifiers()
+        if modifiers & (QtCore.Qt.KeyboardModifier.ControlModifier
+                        | QtCore.Qt.KeyboardModifier.ShiftModifier):
+            # Adding to the selection keeps what the filter hides (the view cannot show it).
+            hidden = [k for k in self.session.selection.keys if not self._shown(k)]
+            keys = hidden + [k for k in keys if k not in hidden]
         self._syncing = True
         try:
             self.session.selection.select(keys)
         finally:
             self._syncing = False
+
+    def _shown(self, key: str) -> bool:
+        """Whether the filtered view has a row for ``key``."""
+        return self.proxy.mapFromSource(self.model.index_of(key)).isValid()
 
     def _on_core_selection(self, event) -> None:
         if self._syncing:
@@ -340,17 +413,29 @@ class SceneTree(QtWidgets.QWidget):
             self._syncing = False
 
     def _after_reset(self) -> None:
+        self._after_reset_expansion()
+        self._on_core_selection(None)
+
+    def _after_reset_expansion(self) -> None:
         for key in sorted(self._expanded | {ROOT}, key=len):
             index = self.proxy.mapFromSource(self.model.index_of(key))
             if index.isValid():
                 self.view.expand(index)
-        self._on_core_selection(None)
 
     # -- filter and menu ----------------------------------------------------------
     def _on_filter(self, text: str) -> None:
-        self.proxy.setFilterFixedString(text.strip())
-        if text.strip():
-            self.view.expandAll()
+        # Rows the filter hides leave the view's selection; that is the view's business,
+        # not the user's: the document's selection stays, and shows again with its rows.
+        self._syncing = True
+        try:
+            self.proxy.setFilterFixedString(text.strip())
+            if text.strip():
+                self.view.expandAll()
+            else:
+                self._after_reset_expansion()
+        finally:
+            self._syncing = False
+        self._on_core_selection(None)
 
     def _context_menu(self, pos: QtCore.QPoint) -> None:
         index = self.view.indexAt(pos)

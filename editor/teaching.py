@@ -26,9 +26,10 @@ from snapframe.core.pose import IDENTITY, Pose
 from .frame_graphs import GraphData as _GraphData, document_graph
 from .icons import KIND_COLORS, kind_icon
 from .session import DocumentSession
+from .theme import theme_colors
 
 __all__ = ["Step", "explain_steps", "root_label", "frame_label", "format_pose", "document_graph",
-           "FrameGraphPanel"]
+           "FrameGraphPanel", "compact_number"]
 
 
 # -- the chain, with numbers ----------------------------------------------------------
@@ -225,7 +226,28 @@ def explain_steps(document: Document, key: str) -> list[Step]:
     return steps
 
 
+#: Below this a value is rounding noise (a rotation's 1e-17), shown as 0.
+NOISE = 1e-12
+
+
+def compact_number(value: float, digits: int) -> str | None:
+    """``value`` in a short scientific form (``1e300``, ``1.5e-5``) when fixed-point
+    would be huge (|v| >= 1e6) or show nothing but zeros (|v| < 1e-4, not noise);
+    ``inf``/``nan`` as such; None when fixed-point suits it."""
+    if not math.isfinite(value):
+        return str(value)
+    magnitude = abs(value)
+    if magnitude >= 1e6 or NOISE <= magnitude < 1e-4:
+        mantissa, _, exponent = f"{value:.{max(digits, 1)}e}".partition("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{int(exponent)}"
+    return None
+
+
 def _num(v: float, digits: int, compact: bool = False) -> str:
+    short = compact_number(v, digits)
+    if short is not None:
+        return short
     text = f"{v:.{digits}f}"
     if compact and "." in text:
         text = text.rstrip("0").rstrip(".")
@@ -256,8 +278,6 @@ MAX_NODES = 400
 _RELATIVE_COLOR = "#4a6fa5"
 _ATTACHED_COLOR = "#2b9e7a"
 _CHAIN_COLOR = "#e67e22"
-_NODE_FILL = "#fbfbfc"
-_ACTIVE_FILL = "#fff4e0"
 _COLUMN_GAP = 56.0
 _ROW_GAP = 12.0
 _NODE_HEIGHT = 26.0
@@ -341,9 +361,10 @@ class _NodeItem(QtWidgets.QGraphicsObject):
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         rect = QtCore.QRectF(0, 0, self.width, self.height)
         color = QtGui.QColor(KIND_COLORS.get(self.kind, "#888888"))
-        fill = QtGui.QColor(_ACTIVE_FILL if self.state == "active" else _NODE_FILL)
+        theme = theme_colors()   # light or dark, as the window is now
+        fill = QtGui.QColor(theme["box_active"] if self.state == "active" else theme["box"])
         border = QtGui.QColor(_CHAIN_COLOR) if self.state in ("chain", "active") else \
-            QtGui.QColor("#9aa3ad")
+            QtGui.QColor(theme["box_border"])
         pen = QtGui.QPen(border, 2.4 if self.state in ("chain", "active") else
                          (1.6 if self._hover else 1.0))
         painter.setOpacity(0.5 if self.state == "dim" else 1.0)
@@ -354,7 +375,7 @@ class _NodeItem(QtWidgets.QGraphicsObject):
         painter.setBrush(color)
         painter.drawRoundedRect(QtCore.QRectF(0, 0, 5, self.height), 2, 2)
         painter.drawPixmap(QtCore.QPointF(10, (self.height - 16) / 2), self._icon)
-        painter.setPen(QtGui.QColor("#1d232a"))
+        painter.setPen(QtGui.QColor(theme["text"]))
         painter.drawStaticText(QtCore.QPointF(30, (self.height - self._text.size().height()) / 2),
                                self._text)
 
@@ -455,7 +476,10 @@ class _GraphView(QtWidgets.QGraphicsView):
         self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         self.setDragMode(QtWidgets.QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setBackgroundBrush(QtGui.QColor("#f4f6f8"))
+        self.follow_palette()
+
+    def follow_palette(self) -> None:
+        self.setBackgroundBrush(QtGui.QColor(theme_colors()["canvas"]))
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
         factor = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
@@ -481,11 +505,12 @@ class _GraphView(QtWidgets.QGraphicsView):
 
 
 def _label_html(key: str, root: str) -> str:
+    colors = theme_colors()
     if not key:
-        return f"<b>{root}</b>"
+        return f"<span style='color:{colors['text']}'><b>{root}</b></span>"
     scope, sep, name = key.rpartition(SEP)
-    scope_html = f"<span style='color:#8a939c'>{scope}{sep}</span>" if sep else ""
-    return f"{scope_html}<b>{name}</b>"
+    scope_html = f"<span style='color:{colors['muted']}'>{scope}{sep}</span>" if sep else ""
+    return f"<span style='color:{colors['text']}'>{scope_html}<b>{name}</b></span>"
 
 
 class FrameGraphPanel(QtWidgets.QWidget):
@@ -529,7 +554,7 @@ class FrameGraphPanel(QtWidgets.QWidget):
         fit.setToolTip("Show the whole graph")
         fit.clicked.connect(self.fit)
         self.note = QtWidgets.QLabel(self)
-        self.note.setStyleSheet("color: #6b7580;")
+        self.note.setForegroundRole(QtGui.QPalette.ColorRole.PlaceholderText)
         legend = QtWidgets.QLabel(
             f"<span style='color:{_RELATIVE_COLOR}'>- - ➜</span> pose relative_to &nbsp; "
             f"<span style='color:{_ATTACHED_COLOR}'>——➜</span> attached_to &nbsp; "
@@ -598,6 +623,15 @@ class FrameGraphPanel(QtWidgets.QWidget):
             self.session.selection.select(key)
 
     # -- drawing ------------------------------------------------------------------
+    def changeEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() in (QtCore.QEvent.Type.PaletteChange,
+                            QtCore.QEvent.Type.ApplicationPaletteChange) and \
+                hasattr(self, "note"):
+            # The theme changed: the canvas and the boxes' text (drawn once) follow.
+            self.view.follow_palette()
+            self._rebuild()
+
     def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
         if self._dirty:

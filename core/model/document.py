@@ -12,7 +12,7 @@ from ..diagnostics import Diagnostic, Diagnostics
 from ..events import ChangeKind, DocumentChanged, EventEmitter
 from .nodes import Include, Model, Node, World, walk
 
-__all__ = ["Document"]
+__all__ = ["Document", "IncludedFiles"]
 
 
 @dataclass(eq=False)
@@ -169,12 +169,20 @@ class Document:
 
     def _rebase_include_uris(self, folder: Path) -> list[tuple[Include, str]]:
         """Point relative include URIs at the same files from ``folder``; returns what
-        was changed (include, old URI) so an export can put them back."""
+        was changed (include, old URI) so an export can put them back.
+
+        Only a URI that named its file *relative to this document* is rebased: a relative
+        URI is also looked up on the search paths (``--path``, ``SDF_PATH``), and one found
+        there keeps working as written from any folder (rebasing it would point at a file
+        that does not exist)."""
         import os
         if not self.path or folder == self.directory:
             return []
         changed = []
-        for inc in self.includes():
+        # (a multi-world file's other worlds are documents of their own, in the same file)
+        others = [inc for other in self.extras.get("other_worlds", ()) for inc in
+                  other.includes()]
+        for inc in [*self.includes(), *others]:
             uri, resolved = inc.uri.strip(), inc.resolved_path
             scheme, sep, rest = uri.partition("://")
             relative = (not sep and not Path(uri).is_absolute()) or \
@@ -182,6 +190,8 @@ class Document:
             if not relative or not resolved:
                 continue
             old_target = (self.directory / (rest if sep else uri)).resolve()
+            if not _names_file(old_target, Path(resolved).resolve()):
+                continue   # found through a search path, not next to the document
             new = os.path.relpath(old_target, folder)
             changed.append((inc, inc.uri))
             inc.uri = f"file://{new}" if sep else new
@@ -208,27 +218,92 @@ class Document:
             raise ValueError(f"[{key}] comes from a merge-include of {include.resolved_path}: "
                              "its elements were copied into this model; open that file "
                              "itself to edit it, then reload")
+        return self._document_of(include)
+
+    def open_included_file(self, path: str | Path) -> "Document | None":
+        """The document of the file ``path`` when this document includes it (at any depth,
+        not merged), as :meth:`open_include` gives it; None when it does not."""
+        target = _resolved(path)
+        for include in _includes_reached(self.root):
+            if include.model is not None and not include.merge and include.resolved_path \
+                    and _resolved(include.resolved_path) == target:
+                return self._document_of(include)
+        return None
+
+    def _document_of(self, include: Include) -> "Document":
+        """The one document of the file ``include`` brings in (see :meth:`open_include`)."""
         registry = self._templates()
         model = include.model
         opened = registry.docs.get(id(model))
         if opened is not None:
             return opened
         path = include.resolved_path
+        existing = registry.find(path)
+        if existing is not None and isinstance(existing.root, Model) and \
+                not model.extras.get("include_params"):
+            # The file is open already (on its own, or through another load): one document
+            # per file, so its model takes the place of this load's copy everywhere.
+            registry.replace_model(model, existing.root)
+            return existing
         sub = Document(root=model, path=path, format=include.format,
                        version=model.extras.get("format_version", ""))
         sub.extras.update(model.extras.get("document_extras", {}))
         sub.extras["load_context"] = self.extras.get("load_context")
         sub.extras["templates"] = registry
         sub.diagnostics.extend(d for d in include.load_diagnostics if d.file == path)
-        registry.docs[id(model)] = sub
         registry.listen(sub)
-        sub.live.edited.connect(lambda _event, m=model, s=sub: registry.changed(m, s))
+        registry.register(sub)
         return sub
 
-    def _templates(self) -> "_Templates":
+    def reload(self) -> None:
+        """Read the document's file again: unsaved edits and the undo history are dropped.
+
+        The document keeps its identity (views stay connected) and takes the file's
+        content as it is on disk.  For the file of an include, every document including it
+        shows that content at once (one document per file).  Raises ``ValueError`` when
+        the file can no longer be read (the document is then unchanged)."""
+        from ..loading import LoadContext, load
+        if not self.path:
+            raise ValueError("the document has no file to read again")
+        used = self.extras.get("load_context")
+        context = LoadContext() if used is None else LoadContext(
+            search_paths=list(used.search_paths), registry=used.registry,
+            uri_paths={k: list(v) for k, v in used.uri_paths.items()},
+            find_callback=used.find_callback, use_environment=used.use_environment)
+        fresh = load(self.path, context)
+        if fresh.root is None:
+            reason = fresh.diagnostics.errors[0].message if fresh.diagnostics.errors else \
+                "it holds nothing that can be read"
+            raise ValueError(f"{Path(self.path).name} cannot be read again: {reason}")
+        registry = self.extras.get("templates")
+        old = self.root
+        with self.batch():
+            self.root = fresh.root
+            self.version = fresh.version or self.version
+            self.extras = {**fresh.extras,
+                           **({"templates": registry} if registry is not None else {})}
+            self.diagnostics.replace(list(fresh.diagnostics))
+            self._index = self._node_list = None
+            if registry is not None:
+                registry.adopt(self)    # its includes of files open here: their documents
+            self.notify(DocumentChanged(ChangeKind.RELOADED, (self.root.id,), ("file",),
+                                        nodes=(self.root,)))
+            if self._live is not None:
+                # The findings of the reader are the new file's; the views compare with
+                # what they show, so the next refresh reports the difference.
+                from ..live.validation import DiagnosticsService
+                live = self._live
+                shown = live.validation.current
+                live.validation = DiagnosticsService(self, extra=live.validation.extra)
+                live.validation.current = shown
+        if registry is not None and old is not None:
+            registry.replace_model(old, self.root)
+        self.commands.clear()
+
+    def _templates(self) -> "IncludedFiles":
         registry = self.extras.get("templates")
         if registry is None:
-            registry = self.extras["templates"] = _Templates()
+            registry = self.extras["templates"] = IncludedFiles()
             registry.listen(self)
         return registry
 
@@ -303,19 +378,101 @@ class Document:
                 self._live.flush()
 
 
-class _Templates:
-    """The documents of included files opened for editing, shared by every document of
-    one load: one document per included model, whichever document opened it, and every
-    document that includes that model hears of its edits."""
+class IncludedFiles:
+    """The documents of files opened for editing, shared by documents that include them:
+    one document per file, whichever document opened it, and every document that includes
+    that file hears of its edits.
+
+    Every document of one load shares one (created on demand); an editor that opens
+    several files makes them share one with :meth:`add`, so that a file opened on its own
+    and the same file included by another open document are one document."""
 
     def __init__(self) -> None:
-        self.docs: dict[int, Document] = {}
+        self.docs: dict[int, Document] = {}     # id(model) -> the document editing it
         self._listeners: list = []
         self._round: set[int] | None = None
+        self._connected: set[int] = set()
 
     def listen(self, document: Document) -> None:
         import weakref
-        self._listeners.append(weakref.ref(document))
+        if not any(ref() is document for ref in self._listeners):
+            self._listeners.append(weakref.ref(document))
+
+    def documents(self) -> list[Document]:
+        """The documents that hear of edits of included files (those still alive)."""
+        return [d for d in (ref() for ref in self._listeners) if d is not None]
+
+    def register(self, document: Document) -> None:
+        """``document`` is the one that edits its root model (an included file's)."""
+        self.docs[id(document.root)] = document
+        if id(document) not in self._connected:
+            self._connected.add(id(document))
+            # (its root at the time of the edit: a reload replaces it)
+            document.live.edited.connect(lambda _event, s=document: self.changed(s.root, s))
+
+    def add(self, document: Document) -> None:
+        """Make ``document`` (loaded on its own) share this registry: it uses the models
+        of files already open here for its includes of them, and a model file becomes the
+        document of its file for the includes of others."""
+        document.extras["templates"] = self
+        self.listen(document)
+        if isinstance(document.root, Model) and document.path and \
+                self.find(document.path) is None:
+            self.register(document)
+        if self.adopt(document):
+            document._template_changed()
+
+    def forget(self, document: Document) -> None:
+        """``document`` is closed: no longer offered, no longer told of edits."""
+        self._listeners = [r for r in self._listeners if r() not in (None, document)]
+        for key in [k for k, d in self.docs.items() if d is document]:
+            del self.docs[key]
+
+    def find(self, path: str | Path) -> Document | None:
+        """The document of the file ``path`` (paths compared resolved), if any."""
+        target = _resolved(path)
+        return next((d for d in self.docs.values()
+                     if d.path and _resolved(d.path) == target), None)
+
+    def adopt(self, document: Document) -> bool:
+        """Point ``document``'s includes of files that have a document here at those
+        documents' models; True if any was changed (the caller rebuilds)."""
+        changed = False
+        for include in _includes_reached(document.root):
+            if include.model is None or include.merge or not include.resolved_path or \
+                    include.model.extras.get("include_params"):
+                continue
+            owner = self.find(include.resolved_path)
+            if owner is not None and owner is not document and \
+                    isinstance(owner.root, Model) and include.model is not owner.root:
+                include.model = owner.root
+                changed = True
+        return changed
+
+    def replace_model(self, old: Model, new: Model) -> None:
+        """Every include of ``old`` (in any document here, at any depth) now brings in
+        ``new``; the documents that include it are brought up to date."""
+        if old is new:
+            return
+        for doc in self.documents():
+            for include in _includes_reached(doc.root):
+                if include.model is old and not include.merge:
+                    include.model = new
+        if id(old) in self.docs:
+            owner = self.docs.pop(id(old))
+            if owner.root is new:
+                self.docs[id(new)] = owner
+        reached = [d for d in self.documents() if d.root is not new and d.reaches(new)]
+        outermost = self._round is None
+        if outermost:
+            self._round = set()
+        self._round.update(id(d) for d in reached)   # one update each, not one per path
+        try:
+            for doc in reached:
+                doc._template_changed()
+        finally:
+            if outermost:
+                self._round = None
 
     def changed(self, model: Model, source: Document) -> None:
         # An edit may reach a document twice (directly, and through another included
@@ -337,3 +494,37 @@ class _Templates:
         finally:
             if outermost:
                 self._round = None
+
+
+_Templates = IncludedFiles   # (the name it had)
+
+
+def _resolved(path: str | Path) -> str:
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError, ValueError):
+        return str(path)
+
+
+def _includes_reached(root: Node | None) -> Iterator[Include]:
+    """Every include below ``root``, through included models (each model walked once)."""
+    todo, seen = ([root] if root is not None else []), set()
+    while todo:
+        for n in walk(todo.pop()):
+            if isinstance(n, Include):
+                model = n.model   # (the model it had: a caller may re-point it)
+                yield n
+                if model is not None and id(model) not in seen:
+                    seen.add(id(model))
+                    todo.append(model)
+
+
+def _names_file(target: Path, resolved: Path) -> bool:
+    """Whether the path ``target`` (a URI read relative to the document) is what the
+    include resolved to: the file itself, or the model folder holding it."""
+    if target == resolved:
+        return True
+    try:
+        return target.is_dir() and resolved.is_relative_to(target)
+    except OSError:
+        return False

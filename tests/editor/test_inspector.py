@@ -236,6 +236,11 @@ def test_a_zero_quaternion_is_refused(qtbot, inspector, session):
     type_into(qtbot, inspector.pose_fields["r3"], "1")
     X = session.document.element("gripper").pose.value
     assert X.rpy()[2] == pytest.approx(math.pi / 2)
+    # the fields keep what was typed while the quaternion is being typed; the next
+    # time the element is shown, the normalised values
+    assert inspector.pose_fields["r0"].text() == "1.000000"
+    session.selection.select("arm")
+    session.selection.select("gripper")
     assert inspector.pose_fields["r0"].text() == "0.707107"
 
 
