@@ -124,6 +124,7 @@ def gizmo_drag(world: Path, steps: int) -> tuple[float, float]:
         p = start + (end - start) * (i / steps)
         t, c = time.perf_counter(), time.process_time()
         QTest.mouseMove(viewport.widget, p)
+        ed.app.processEvents()     # the move is handled (and the view drawn) from the queue
         walls.append(time.perf_counter() - t)
         cpus.append(time.process_time() - c)
     QTest.mouseRelease(viewport.widget, Qt.MouseButton.LeftButton,

@@ -8,7 +8,9 @@
   ``linkat`` and ``rename``.  Elsewhere (or on a filesystem without ``O_TMPFILE``) it is
   written to a named temporary file; either way a temporary that a killed save left
   behind is recognised by its name and removed by the next save to the same target.
-* :func:`read_regular_file`: read a file, refusing FIFOs, devices and oversized files.
+* :func:`read_regular_file`: read a file, refusing FIFOs, devices and oversized files;
+  :func:`read_xml_file` with the lower limit for model (XML) files;
+  :func:`unreadable_reason` says why a path cannot be read, for a diagnostic.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ try:  # POSIX: a live save holds a lock on its temporary, so others know it is n
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["atomic_write", "read_regular_file", "NotARegularFile", "FileTooLarge",
-           "MAX_FILE_BYTES", "TEMP_SUFFIX"]
+__all__ = ["atomic_write", "read_regular_file", "read_xml_file", "unreadable_reason",
+           "NotARegularFile", "FileTooLarge", "MAX_FILE_BYTES", "MAX_XML_BYTES", "TEMP_SUFFIX"]
 
 #: Temporary files of a save are named ``.<target name>.<random>`` + this suffix.
 TEMP_SUFFIX = ".snapframe-tmp"
@@ -248,6 +250,11 @@ class FileTooLarge(OSError):
 #: Model, mesh and source files larger than this are refused (a real mesh is far smaller;
 #: a larger "file" is a mistake or an attack, and reading it would exhaust memory).
 MAX_FILE_BYTES = 1 << 30
+#: SDFormat, URDF and model.config files larger than this are refused: the largest real
+#: ones are a few megabytes (meshes and heightmaps live in files of their own), and a
+#: parsed XML tree takes up to seventeen times its file's size in memory (61 MB of empty
+#: links: 1 GB and 3 s in lxml alone).
+MAX_XML_BYTES = 32 << 20
 
 
 def read_regular_file(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) -> bytes:
@@ -269,15 +276,44 @@ def read_regular_file(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) 
             raise NotARegularFile(path, kind)
         if st.st_size > max_bytes:
             raise FileTooLarge(path, st.st_size, max_bytes)
-        chunks, total = [], 0
+        # One read of the whole file (and one byte more, to see it grow): joining chunks
+        # would hold the file twice at the end.
+        first = os.read(fd, st.st_size + 1) if st.st_size else b""
+        chunks, total = [first], len(first)
         while True:
+            if total > max_bytes:
+                raise FileTooLarge(path, total, max_bytes, growing=True)
             chunk = os.read(fd, _CHUNK)
             if not chunk:
                 break
             total += len(chunk)
-            if total > max_bytes:
-                raise FileTooLarge(path, total, max_bytes, growing=True)
             chunks.append(chunk)
-        return b"".join(chunks)
+        return first if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_xml_file(path: str | os.PathLike) -> bytes:
+    """:func:`read_regular_file` with the limit for model files (:data:`MAX_XML_BYTES`)."""
+    return read_regular_file(path, MAX_XML_BYTES)
+
+
+def unreadable_reason(path: str | os.PathLike) -> str:
+    """Why ``path`` cannot be read as a model file, as a phrase for a diagnostic ("[p] is
+    a FIFO, not a regular file; not read", "[p] does not exist"...); looked at without
+    opening it (a FIFO would block)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return f"[{path}] does not exist"
+    except OSError as exc:
+        return f"[{path}]: {exc.strerror or exc}"
+    except ValueError as exc:  # a NUL byte in the name
+        return f"[{path}]: {exc}"
+    if stat.S_ISREG(st.st_mode):
+        if st.st_size > MAX_XML_BYTES:
+            return str(FileTooLarge(path, st.st_size, MAX_XML_BYTES))
+        return f"[{path}] cannot be read"
+    kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode)
+            else "a device or special file")
+    return str(NotARegularFile(path, kind))

@@ -15,7 +15,11 @@ __all__ = ["json_numbers", "errors_json", "frames_json"]
 
 def json_numbers(values: Sequence[float], digits: int = 12) -> list[float]:
     """Round for JSON output: 12 digits, and no negative zeros (``-1e-17`` prints as 0.0)."""
-    return [round(v, digits) + 0.0 for v in values]
+    if digits < 0:
+        return [round(v, digits) + 0.0 for v in values]
+    # A whole number (the zeros and ones of most poses) is its own rounding: ``round``,
+    # which converts to decimal and back, is skipped for it.
+    return [v + 0.0 if v % 1 == 0 else round(v, digits) + 0.0 for v in values]
 
 
 def errors_json(diagnostics: Iterable[Diagnostic]) -> list[dict[str, Any]]:

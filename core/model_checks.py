@@ -8,8 +8,10 @@ edit:
 * ``LINK_INERTIA_INVALID`` -- a hand-written ``<inertial>`` whose mass and tensor fail
   gz-math's ``MassMatrix3::IsValid`` (what libsdformat 12 calls): a negative mass, a
   tensor that is not positive semi-definite, principal moments that break the triangle
-  inequality (each within gz-math's tolerance), or a value that is not a finite number.
-  libsdformat accepts a zero mass and a zero tensor, and so does this check.
+  inequality (each within gz-math's tolerance).  libsdformat accepts a zero mass and a
+  zero tensor, and so does this check.  A value that is not finite is judged as gz-math
+  judges it in IEEE arithmetic (:func:`gz_mass_matrix_valid`): ``nan`` never passes,
+  ``inf`` can (a mass of ``inf`` does; libsdformat 12 accepts it).
   ``<inertial auto="true">`` is checked where it is computed (:mod:`.inertia.link`).
 
 Pure: the core model only.  Diagnostics carry the element path of the node
@@ -23,7 +25,7 @@ import math
 from .diagnostics import Code, Diagnostic, Severity
 from .model import Link, Node, walk
 
-__all__ = ["check_values", "check_node_values"]
+__all__ = ["check_values", "check_node_values", "gz_mass_matrix_valid"]
 
 
 def check_values(document) -> list[Diagnostic]:
@@ -53,6 +55,17 @@ def _inertia_findings(link: Link) -> list[Diagnostic]:
     tensor = [[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]]
     if _clearly_valid(mass, tensor):
         return []
+    source = inertial.source if (inertial.source.file or inertial.source.line) else link.source
+    values = (mass, i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz)
+    if not all(math.isfinite(v) for v in values):
+        if gz_mass_matrix_valid(*values):
+            return []
+        shown = ", ".join(f"{k} {v:g}" for k, v in zip(("mass", "ixx", "iyy", "izz", "ixy",
+                                                         "ixz", "iyz"), values)
+                          if not math.isfinite(v))
+        return [Diagnostic(Severity.ERROR, Code.LINK_INERTIA_INVALID,
+                           f"A link named {link.name} has invalid inertia: {shown} (not finite).",
+                           source.file, source.line, link.element_path() + "/inertial")]
     from .inertia.validate import mass_matrix_problems  # numpy: only for doubtful values
     # The check is scale-free in the tensor (its tolerance scales with the trace), so
     # huge values are scaled down first rather than overflow the eigenvalue solver.
@@ -65,7 +78,6 @@ def _inertia_findings(link: Link) -> list[Diagnostic]:
         problems = [(Severity.ERROR, f"the values cannot be checked ({exc})")]
     if not problems:
         return []
-    source = inertial.source if (inertial.source.file or inertial.source.line) else link.source
     reasons = "; ".join(reason for _, reason in problems)
     return [Diagnostic(Severity.ERROR, Code.LINK_INERTIA_INVALID,
                        f"A link named {link.name} has invalid inertia: {reasons}.",
@@ -94,3 +106,80 @@ def _clearly_valid(mass: float, tensor: list[list[float]]) -> bool:
         a, b, c = sorted((tensor[0][0], tensor[1][1], tensor[2][2]))
         return a >= 0.0 and a + b >= c
     return False
+
+
+# -- gz-math's MassMatrix3::IsValid, in IEEE arithmetic ---------------------------------
+# For values that are not finite, where what libsdformat 12 accepts is whatever IEEE
+# arithmetic makes of gz-math 6's formulas (ixx = inf passes, iyy = inf does not: a
+# 0 * inf in the determinant is nan).  Python's float operators follow IEEE; its math
+# functions raise where C returns nan, hence the wrappers.
+_GZ_TOLERANCE = 10.0            # IGN_MASSMATRIX3_DEFAULT_TOLERANCE
+_DBL_EPSILON = 2.220446049250313e-16
+
+
+def _c_cos(x: float) -> float:
+    return math.cos(x) if math.isfinite(x) else math.nan
+
+
+def _c_sqrt(x: float) -> float:
+    return math.sqrt(x) if x >= 0.0 else math.nan  # nan >= 0 is False: nan
+
+
+def _c_acos(x: float) -> float:
+    return math.acos(x) if -1.0 <= x <= 1.0 else math.nan
+
+
+def _c_max(a: float, b: float) -> float:
+    return b if a < b else a  # std::max
+
+
+def _epsilon(moments: tuple[float, float, float], tolerance: float) -> float:
+    return tolerance * _DBL_EPSILON * 0.5 * abs(moments[0] + moments[1] + moments[2])
+
+
+def _principal_moments(d: tuple[float, float, float], o: tuple[float, float, float],
+                       tol: float = 1e-6) -> tuple[float, float, float]:
+    """MassMatrix3::PrincipalMoments (Kronenburg's closed form), operation for operation."""
+    t = tol * _c_max(_c_max(d[0], d[1]), d[2])
+    if all(abs(v) <= t for v in o):
+        return d
+    b = d[0] + d[1] + d[2]
+    c = d[0] * d[1] - o[0] * o[0] + d[0] * d[2] - o[1] * o[1] + d[1] * d[2] - o[2] * o[2]
+    dd = (d[0] * o[2] * o[2] + d[1] * o[1] * o[1] + d[2] * o[0] * o[0]
+          - d[0] * d[1] * d[2] - 2 * o[0] * o[1] * o[2])
+    p = b * b - 3 * c
+    if p < tol * tol:
+        return (b / 3.0, b / 3.0, b / 3.0)
+    q = 2 * b * b * b - 9 * b * c - 27 * dd
+    ratio = 0.5 * q / (p * _c_sqrt(p))
+    clamped = ratio if ratio != ratio else min(max(ratio, -1.0), 1.0)  # std::clamp keeps nan
+    delta = _c_acos(clamped)
+    root = 2 * _c_sqrt(p)
+    m = [(b + root * _c_cos(delta / 3.0)) / 3.0,
+         (b + root * _c_cos((delta + 2 * math.pi) / 3.0)) / 3.0,
+         (b + root * _c_cos((delta - 2 * math.pi) / 3.0)) / 3.0]
+    for i, j in ((1, 2), (0, 1), (1, 2)):  # sort3: three sort2 steps
+        if m[j] < m[i]:
+            m[i], m[j] = m[j], m[i]
+    return (m[0], m[1], m[2])
+
+
+def gz_mass_matrix_valid(mass: float, ixx: float, iyy: float, izz: float, ixy: float,
+                         ixz: float, iyz: float) -> bool:
+    """gz-math 6 ``MassMatrix3::IsValid()`` (IsNearPositive and ValidMoments of the
+    principal moments), evaluated with IEEE semantics as C++ evaluates it."""
+    # Python floats: IEEE results without numpy's warnings (the values may be numpy's).
+    mass, ixx, iyy, izz, ixy, ixz, iyz = map(float, (mass, ixx, iyy, izz, ixy, ixz, iyz))
+    d, o = (ixx, iyy, izz), (ixy, ixz, iyz)
+    eps = _epsilon(d, _GZ_TOLERANCE)
+    det = (ixx * (iyy * izz - iyz * iyz) - ixy * (ixy * izz - iyz * ixz)
+           + ixz * (ixy * iyz - iyy * ixz))
+    near_positive = (mass >= 0 and ixx + eps >= 0 and ixx * iyy - ixy * ixy + eps >= 0
+                     and det + eps >= 0)
+    if not near_positive:
+        return False
+    m = _principal_moments(d, o)
+    eps = _epsilon(m, _GZ_TOLERANCE)
+    return (m[0] + eps >= 0 and m[1] + eps >= 0 and m[2] + eps >= 0
+            and m[0] + m[1] + eps >= m[2] and m[1] + m[2] + eps >= m[0]
+            and m[2] + m[0] + eps >= m[1])

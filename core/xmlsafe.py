@@ -16,12 +16,18 @@
 
   An undeclared namespace prefix (``<gz:voxel_size>`` without ``xmlns:gz``) is also read
   as written, with a warning.  Anything else malformed raises :class:`XmlError`.
-* **Files** are opened through :func:`snapframe.core.fileio.read_regular_file` (no FIFOs,
-  devices or oversized files).
+* **Depth.**  Elements nest at most :data:`~snapframe.core.limits.MAX_XML_DEPTH` (256,
+  libxml2's limit) deep.  A file nested deeper than libsdformat's TinyXML2 reads
+  (:data:`~snapframe.core.limits.LIBSDFORMAT_MAX_XML_DEPTH`) is read with a warning.
+* **Files** are opened through :func:`snapframe.core.fileio.read_xml_file` (no FIFOs,
+  devices or files over :data:`~snapframe.core.fileio.MAX_XML_BYTES`).
 * **Numbers** in model files follow the XML Schema ``double`` lexical form
   (:func:`parse_number`): ASCII digits only, no ``_`` separators, no hexadecimal; the
   special values ``inf``, ``-inf`` and ``nan`` are accepted in any letter case, as
-  libsdformat accepts them (joint limits use ``inf``).
+  libsdformat accepts them (joint limits use ``inf``).  Lists of numbers are separated
+  by XML whitespace -- space, tab, CR and LF -- only (:func:`xml_split`): a no-break or
+  em space is not a separator (Python's ``str.split`` and ``str.strip`` would take it
+  for one).  Every XML format reads its numbers through these functions.
 """
 
 from __future__ import annotations
@@ -29,14 +35,17 @@ from __future__ import annotations
 import codecs
 import math
 import re
+import unicodedata
 from pathlib import Path
 
 from lxml import etree
 
-from .fileio import read_regular_file
+from .fileio import read_xml_file
+from .limits import LIBSDFORMAT_MAX_XML_DEPTH
 
 __all__ = ["XmlError", "XmlWarning", "parse_xml_bytes", "parse_xml_file", "make_parser",
-           "parse_number", "parse_numbers"]
+           "parse_number", "parse_numbers", "XML_WHITESPACE", "xml_strip", "xml_split",
+           "unusual_characters"]
 
 #: ``(message, line)`` pairs: what was tolerated while reading.
 XmlWarning = tuple[str, int]
@@ -96,17 +105,36 @@ def parse_xml_bytes(data: bytes, url: str | None = None,
     _refuse_entity_declarations(tree, data)
     if warnings is not None:
         warnings.extend(notes)
+        too_deep = _tinyxml2_too_deep(tree)
+        if too_deep is not None:
+            warnings.append((f"Elements nest deeper than libsdformat 12 reads (TinyXML2 refuses "
+                             f"an element with content at depth {LIBSDFORMAT_MAX_XML_DEPTH}, "
+                             "XML_ELEMENT_DEPTH_EXCEEDED); Snapframe reads it",
+                             too_deep.sourceline or 0))
     return tree
+
+
+_AT_LIBSDFORMAT_DEPTH = "/*" * LIBSDFORMAT_MAX_XML_DEPTH
+
+
+def _tinyxml2_too_deep(tree: etree._ElementTree) -> etree._Element | None:
+    """The first element TinyXML2 would refuse as nested too deep: one at depth 99 with
+    content (text, a comment, a child), which TinyXML2 holds open, or any deeper one.
+    (``<a></a>`` is refused too, but reads exactly like ``<a/>`` here.)"""
+    if not tree.xpath(f"boolean({_AT_LIBSDFORMAT_DEPTH})"):  # one pass, in C
+        return None
+    found = tree.xpath(f"({_AT_LIBSDFORMAT_DEPTH}[node()] | {_AT_LIBSDFORMAT_DEPTH}/*)[1]")
+    return found[0] if found else None
 
 
 def parse_xml_file(path: str | Path,
                    warnings: list[XmlWarning] | None = None) -> etree._ElementTree:
-    """Read (through :func:`~snapframe.core.fileio.read_regular_file`) and parse a file.
+    """Read (through :func:`~snapframe.core.fileio.read_xml_file`) and parse a file.
 
     Raises :class:`XmlError` (bad XML) or ``OSError`` (unreadable, not a regular file,
     too large); both carry a message fit for a diagnostic.
     """
-    data = read_regular_file(path)
+    data = read_xml_file(path)
     return parse_xml_bytes(data, str(path), warnings)
 
 
@@ -279,12 +307,24 @@ def _refuse_entity_declarations(tree: etree._ElementTree, data: bytes) -> None:
                        _entity_declaration_line(data) or 0)
 
 
+#: How much of a document is searched for an entity declaration: the DOCTYPE comes before
+#: the root element, at the start of the file.  Decoding the whole of a file that failed
+#: to parse (tens of megabytes of NUL bytes, say) would cost four times its size in memory.
+_PROLOG_BYTES = 1 << 20
+
+
 def _entity_declaration_line(data: bytes) -> int | None:
-    """The line of the first entity declaration in the DOCTYPE, None if there is none."""
+    """The line of the first entity declaration in the DOCTYPE (searched for in the first
+    megabyte), None if there is none."""
+    head = data[:_PROLOG_BYTES]
     try:
-        text = _decode(data)
+        text = _decode(head)
     except XmlError:
-        return None
+        # The cut may split a character: decode what is whole.
+        try:
+            text = _decode(head[:-3]) if len(head) == _PROLOG_BYTES else ""
+        except XmlError:
+            return None
     m = _DOCTYPE_ENTITY.search(text)
     return text.count("\n", 0, m.end()) + 1 if m else None
 
@@ -307,10 +347,43 @@ def parse_number(token: str) -> float:
         return float(token)
     special = _SPECIAL.get(token.lower())
     if special is None:
-        raise ValueError(f"'{token}' is not a number")
+        raise ValueError(f"'{token}' is not a number{unusual_characters(token)}")
     return special
 
 
+def unusual_characters(text: str) -> str:
+    """A note naming the first character of ``text`` outside ASCII (a no-break space or
+    an Arabic-Indic digit looks like what it is not), or "" when there is none."""
+    for c in text:
+        if not c.isascii():
+            name = unicodedata.name(c, "unnamed character")
+            what = "not an XML space" if c.isspace() else "not an ASCII digit" \
+                if c.isdigit() or unicodedata.category(c) == "Nd" else "not ASCII"
+            return f" (it holds U+{ord(c):04X} {name}, {what})"
+    return ""
+
+
 def parse_numbers(text: str) -> list[float]:
-    """Whitespace-separated numbers (see :func:`parse_number`)."""
-    return [parse_number(t) for t in text.split()]
+    """Numbers separated by XML whitespace (see :func:`parse_number` and
+    :func:`xml_split`)."""
+    return [parse_number(t) for t in xml_split(text)]
+
+
+#: The characters XML counts as whitespace (XML 1.0, production S).
+XML_WHITESPACE = " \t\r\n"
+_XML_SPACE_RUN = re.compile("[ \t\r\n]+")
+
+
+def xml_strip(text: str) -> str:
+    """``text`` without leading and trailing XML whitespace (and only that)."""
+    return text.strip(XML_WHITESPACE)
+
+
+def xml_split(text: str) -> list[str]:
+    """The tokens of ``text`` separated by XML whitespace (and only that)."""
+    if text.isascii():
+        # The only other ASCII characters str.split takes for whitespace are control
+        # characters (VT, FF, FS...) no XML document may hold; this is the fast path.
+        return text.split()
+    stripped = text.strip(XML_WHITESPACE)
+    return _XML_SPACE_RUN.split(stripped) if stripped else []

@@ -1,29 +1,24 @@
-"""How deep a document nests models, and the recursion headroom resolving it needs.
+"""How deep a document nests models, and the limit the writers share with the readers.
 
-The writers walk documents with explicit stacks, so their own depth is unbounded.  The
-frame scopes of :mod:`snapframe.core.frames.scope` are still built and resolved
-recursively (a few Python frames per nesting level), so a writer that resolves poses of
-a deeply nested document asks for headroom first: :func:`recursion_headroom` raises the
-interpreter's limit for the duration of the work, in proportion to the nesting, up to
-:data:`MAX_NESTING` levels.  Python 3.11 keeps Python-to-Python calls off the C stack,
-so the raised limit costs heap, not native stack.
+Core's frame scopes and the writers walk documents with explicit stacks, so no walk is
+limited by Python's recursion limit; the limit on nesting is
+:data:`snapframe.core.limits.MAX_MODEL_NESTING`, which the loader applies to what it reads
+and :func:`recursion_headroom` applies to a document a writer is given (one built in
+memory may nest deeper than any file the readers accept).
 """
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from typing import Iterator
 
+from snapframe.core import limits
 from snapframe.core.model import Include, Model, Node, World
 
 __all__ = ["MAX_NESTING", "NestingTooDeep", "nesting_depth", "recursion_headroom"]
 
-#: Deepest model nesting the writers accept (a real assembly nests a handful of levels).
-MAX_NESTING = 20_000
-#: Python frames core's scope code uses per nesting level (construction, pose and body
-#: lookups), with a margin.
-_FRAMES_PER_LEVEL = 6
+#: Deepest model nesting the writers accept: what the loader reads.
+MAX_NESTING = limits.MAX_MODEL_NESTING
 
 
 class NestingTooDeep(ValueError):
@@ -57,25 +52,12 @@ def nesting_depth(root: Node | None) -> int:
 
 @contextmanager
 def recursion_headroom(depth: int) -> Iterator[None]:
-    """Let core's recursive scope code handle ``depth`` nesting levels; restores the limit
-    afterwards.  Raises :class:`NestingTooDeep` past :data:`MAX_NESTING`."""
+    """Guard a writer's walk of a document nesting ``depth`` levels: raises
+    :class:`NestingTooDeep` past :data:`MAX_NESTING`.  (It once raised the interpreter's
+    recursion limit for core's recursive scope code; that code is iterative now, and the
+    limit is left alone: changing it is global to every thread.)"""
     if depth > MAX_NESTING:
         raise NestingTooDeep(f"the document nests models {depth} levels deep, more than the "
-                             f"{MAX_NESTING} levels a writer handles")
-    old = sys.getrecursionlimit()
-    need = _current_depth() + _FRAMES_PER_LEVEL * depth + 1000
-    if need > old:
-        sys.setrecursionlimit(need)
-    try:
-        yield
-    finally:
-        if need > old:
-            sys.setrecursionlimit(old)
-
-
-def _current_depth() -> int:
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    return depth
+                             f"{MAX_NESTING} levels Snapframe reads "
+                             "(snapframe.core.limits.MAX_MODEL_NESTING)")
+    yield

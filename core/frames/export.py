@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from ..model.names import SEP
 from .graph import FrameGraph
-from .scope import Scope
+from .scope import Scope, Unresolved, Vertex
 
 __all__ = ["graph_edges", "to_dot"]
 
@@ -18,17 +20,31 @@ def graph_edges(graph: FrameGraph) -> dict[str, list[tuple[str, str]]]:
     return edges
 
 
-def _scope_edges(scope: Scope, prefix: str, edges: dict) -> None:
-    frame = prefix + scope.frame_name
-    if scope.kind == "model":
-        if scope.static:
-            edges["attached_to"].append((frame, "world"))
-        else:
-            try:
-                edges["attached_to"].append((frame, prefix + scope.body_of(scope.frame_name)))
-            except Exception:
-                pass
-    for v in scope.vertices.values():
+def _scope_edges(top: Scope, top_prefix: str, edges: dict) -> None:
+    # Depth-first in document order (a vertex's edges, then those of the scope it holds,
+    # then its next sibling's) with an explicit stack: models nest deeper than Python's
+    # recursion limit.
+    stack: list[tuple[Scope, str, Iterator[Vertex]]] = []
+
+    def enter(scope: Scope, prefix: str) -> None:
+        if scope.kind == "model":
+            frame = prefix + scope.frame_name
+            if scope.static:
+                edges["attached_to"].append((frame, "world"))
+            else:
+                try:
+                    edges["attached_to"].append((frame, prefix + scope.body_of(scope.frame_name)))
+                except Unresolved:
+                    pass
+        stack.append((scope, prefix, iter(scope.vertices.values())))
+
+    enter(top, top_prefix)
+    while stack:
+        scope, prefix, pending = stack[-1]
+        v = next(pending, None)
+        if v is None:
+            stack.pop()
+            continue
         me = prefix + v.name
         if v.kind == "frame":
             target = v.node.attached_to or scope.frame_name  # type: ignore[attr-defined]
@@ -39,7 +55,7 @@ def _scope_edges(scope: Scope, prefix: str, edges: dict) -> None:
             edges["attached_to"].append((me, me + SEP + "__model__"))
         edges["relative_to"].append((me, prefix + v.relative_to(scope.frame_name)))
         if v.nested is not None:
-            _scope_edges(v.nested, me + SEP, edges)
+            enter(v.nested, me + SEP)
 
 
 def to_dot(edges: dict[str, list[tuple[str, str]]], name: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 from ..diagnostics import Code, Diagnostics, SourceLocation
 from ..events import ChangeKind, DocumentChanged
@@ -110,21 +111,31 @@ class FrameGraph:
         if self.root is None:
             return ["empty document"]
         lines: list[str] = []
-        self._explain(self.root, self._strip_top(name), "", lines, 0)
+        # A work stack, not recursion: a name may reach as deep as the models nest.  A
+        # task is a frame to explain or a line to print after the tasks above it.
+        tasks: list[tuple[Scope, str, str, int] | str] = [(self.root, self._strip_top(name), "", 0)]
+        while tasks:
+            task = tasks.pop()
+            if isinstance(task, str):
+                lines.append(task)
+            else:
+                tasks.extend(reversed(self._explain(*task, lines)))
         return lines
 
-    def _explain(self, scope: Scope, name: str, prefix: str, lines: list[str], depth: int) -> None:
+    def _explain(self, scope: Scope, name: str, prefix: str, depth: int, lines: list[str]
+                 ) -> list[tuple[Scope, str, str, int] | str]:
+        """Explain one step; returns what to explain (or print) next, in order."""
         pad = "  " * depth
         frame = scope.frame_name
         if name in (frame, ""):
             lines.append(f"{pad}{frame} is the frame of {scope.kind} [{scope.name}] itself "
                          "(identity)")
-            return
+            return []
         head, rest = split_first(name)
         v = scope.vertices.get(head)
         if v is None:
             lines.append(f"{pad}[{prefix}{head}] does not exist in {scope.kind} [{scope.name}]")
-            return
+            return []
         base = v.relative_to(frame)
         if v.pose.relative_to:
             why = "written relative_to"
@@ -142,12 +153,14 @@ class FrameGraph:
                          f"<pose>{_fmt(v.pose.value)}  ({why}){placed}  = {_fmt(X)}")
         except Unresolved as exc:
             lines.append(f"{pad}[{prefix}{head}] cannot be resolved: {exc.reason}")
-            return
+            return []
+        after: list[tuple[Scope, str, str, int] | str] = []
         if base not in (frame, "") and depth < 32:
-            self._explain(scope, base, prefix, lines, depth + 1)
+            after.append((scope, base, prefix, depth + 1))
         if rest and rest != MODEL_FRAME and v.nested is not None:
-            lines.append(f"{pad}then inside model [{prefix}{head}]:")
-            self._explain(v.nested, rest, prefix + head + SEP, lines, depth + 1)
+            after.append(f"{pad}then inside model [{prefix}{head}]:")
+            after.append((v.nested, rest, prefix + head + SEP, depth + 1))
+        return after
 
     # -- incremental updates ------------------------------------------------------
     def _in_root_scope(self, event: DocumentChanged) -> bool:
@@ -182,20 +195,28 @@ class FrameGraph:
         if self._where is None:
             where: dict[int, tuple[Scope, str]] = {}
             seen: set[int] = set()
-
-            def visit(scope: Scope) -> None:
-                if id(scope) in seen:
-                    return
-                seen.add(id(scope))
-                for v in scope.vertices.values():
-                    where.setdefault(v.node.id, (scope, v.name))
-                    if v.kind == "link":
-                        for part in (*v.node.collisions, *v.node.visuals):  # type: ignore
-                            where.setdefault(part.id, (scope, v.name))
-                    if v.nested is not None:
-                        visit(v.nested)
+            # Depth-first in document order (the first scope to hold a node wins), with an
+            # explicit stack: models nest deeper than Python's recursion limit.
+            stack: list[Iterator[Vertex]] = [] if self.root is None else \
+                [iter(self.root.vertices.values())]
+            scopes: list[Scope] = [] if self.root is None else [self.root]
             if self.root is not None:
-                visit(self.root)
+                seen.add(id(self.root))
+            while stack:
+                v = next(stack[-1], None)
+                if v is None:
+                    stack.pop()
+                    scopes.pop()
+                    continue
+                scope = scopes[-1]
+                where.setdefault(v.node.id, (scope, v.name))
+                if v.kind == "link":
+                    for part in (*v.node.collisions, *v.node.visuals):  # type: ignore
+                        where.setdefault(part.id, (scope, v.name))
+                if v.nested is not None and id(v.nested) not in seen:
+                    seen.add(id(v.nested))
+                    stack.append(iter(v.nested.vertices.values()))
+                    scopes.append(v.nested)
             self._where = where
         return self._where.get(node_id)
 
@@ -307,17 +328,25 @@ class _Checker:
         return join_key(self.scope_key, name)
 
     def scope(self, scope: Scope, key: str = "") -> None:
-        if id(scope) in self.seen:
-            return  # an included file checked once, however often it is included
-        self.seen.add(id(scope))
+        """Check ``scope`` and every scope below it, depth-first in document order, with an
+        explicit stack (models nest deeper than Python's recursion limit)."""
         outer = (self.current, self.scope_key)
-        self.current, self.scope_key = scope, key
+        stack: list[tuple[Scope, str]] = [(scope, key)]
         try:
-            self._scope(scope)
+            while stack:
+                scope, key = stack.pop()
+                if id(scope) in self.seen:
+                    continue  # an included file checked once, however often it is included
+                self.seen.add(id(scope))
+                self.current, self.scope_key = scope, key
+                self._scope(scope)
+                stack.extend((v.nested, join_key(key, v.name))
+                             for v in reversed(scope.vertices.values()) if v.nested is not None)
         finally:
             self.current, self.scope_key = outer
 
     def _scope(self, scope: Scope) -> None:
+        """The checks of one scope (the scopes below it are checked after it)."""
         self.merges(scope)
         self.names(scope)
         if scope.kind == "model":
@@ -333,9 +362,6 @@ class _Checker:
                 self.placement(scope, v)
             elif v.kind == "link":
                 self.part_poses(scope, v)
-        for v in scope.vertices.values():
-            if v.nested is not None:
-                self.scope(v.nested, join_key(self.scope_key, v.name))
 
     def merges(self, scope: Scope) -> None:
         for inc in getattr(scope.owner, "entities", []):

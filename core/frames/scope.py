@@ -92,6 +92,8 @@ class Scope:
     failed_names: set[str] = field(default_factory=set)
     #: For the scope of an include: the <include> (diagnostics about the instance go there).
     site: Node | None = None
+    #: More than one include uses this scope (it keeps its flattened table, see table()).
+    shared: bool = False
     parent: "Scope | None" = None
     parent_vertex: str = ""
     _X: dict[str, Pose] = field(default_factory=dict, repr=False)
@@ -108,6 +110,9 @@ class Scope:
     _body_fail: dict[str, Unresolved] = field(default_factory=dict, repr=False)
     _deps: dict[str, set[str]] = field(default_factory=dict, repr=False)
     _visiting: list[str] = field(default_factory=list, repr=False)
+    #: Every vertex here and below is resolved or has failed (see _settle); dropped by
+    #: any invalidation here, which also reaches every owning scope above.
+    _settled: bool = field(default=False, repr=False)
     #: Flattened rows for live pose tables (see snapframe.core.live.posetable), cached
     #: like ``_table`` and dropped with it.
     rows_cache: object = field(default=None, repr=False)
@@ -116,50 +121,65 @@ class Scope:
         self.frame_name = WORLD if self.kind == "world" else MODEL_FRAME
 
     # -- construction -------------------------------------------------------------
+    # Built with an explicit stack, not recursion: a document nests models as deep as its
+    # includes go (90 files of 5 nested models each are 450 levels), far deeper than
+    # Python's recursion limit.  The stack holds one entity iterator per scope being
+    # filled, so scopes are created and filled in the order a recursive walk would use
+    # (a scope shared by several includes belongs to the first in document order).
     @classmethod
     def for_world(cls, world: World, cache: dict) -> "Scope":
         scope = cls(world.name, "world", world)
-        scope._add_entities(world.entities, False, cache)
+        scope._fill(world.entities, False, cache)
         return scope
 
     @classmethod
     def for_model(cls, model: Model, name: str, static: bool, cache: dict,
                   extra: list[Node] | None = None) -> "Scope":
         scope = cls(name, "model", model, static=static, canonical_link=model.canonical_link)
-        scope._add_entities(model.entities, static, cache)
-        if extra:
-            scope._add_entities(extra, static, cache)
+        scope._fill([*model.entities, *extra] if extra else model.entities, static, cache)
         return scope
 
-    def _add_entities(self, entities: list[Node], static: bool, cache: dict) -> None:
-        for node in entities:
-            vertex: Vertex | None = None
-            if isinstance(node, Link):
-                vertex = Vertex(node.name, "link", node)
-            elif isinstance(node, Joint):
-                vertex = Vertex(node.name, "joint", node)
-            elif isinstance(node, Frame):
-                vertex = Vertex(node.name, "frame", node)
-            elif isinstance(node, Model):
-                nested = Scope.for_model(node, node.name, static or node.static, cache)
-                vertex = Vertex(node.name, "model", node, nested)
-            elif isinstance(node, Include):
-                vertex = self._include_vertex(node, static, cache)
-                if vertex is None:
-                    continue
-            if vertex is None:
+    def _fill(self, entities: list[Node], static: bool, cache: dict) -> None:
+        stack: list[tuple[Scope, Iterator[Node], bool]] = [(self, iter(entities), static)]
+        while stack:
+            scope, pending, scope_static = stack[-1]
+            node = next(pending, None)
+            if node is None:
+                stack.pop()
                 continue
-            # Scopes owned by this document (nested models, includes that add frames) report
-            # edits upwards; a scope shared by every include of one file has no one parent.
-            if vertex.nested is not None and \
-                    (not isinstance(node, Include) or node.entities):
-                vertex.nested.parent, vertex.nested.parent_vertex = self, vertex.name
-            if vertex.name in self.vertices or vertex.name == self.frame_name:
-                self.duplicates.append(vertex)
-            else:
-                self.vertices[vertex.name] = vertex
+            scope._add_entity(node, scope_static, cache, stack)
 
-    def _include_vertex(self, inc: Include, static: bool, cache: dict) -> Vertex | None:
+    def _add_entity(self, node: Node, static: bool, cache: dict,
+                    stack: list[tuple["Scope", Iterator[Node], bool]]) -> None:
+        vertex: Vertex | None = None
+        if isinstance(node, Link):
+            vertex = Vertex(node.name, "link", node)
+        elif isinstance(node, Joint):
+            vertex = Vertex(node.name, "joint", node)
+        elif isinstance(node, Frame):
+            vertex = Vertex(node.name, "frame", node)
+        elif isinstance(node, Model):
+            nested_static = static or node.static
+            nested = Scope(node.name, "model", node, static=nested_static,
+                           canonical_link=node.canonical_link)
+            vertex = Vertex(node.name, "model", node, nested)
+            stack.append((nested, iter(node.entities), nested_static))
+        elif isinstance(node, Include):
+            vertex = self._include_vertex(node, static, cache, stack)
+        if vertex is None:
+            return
+        # Scopes owned by this document (nested models, includes that add frames) report
+        # edits upwards; a scope shared by every include of one file has no one parent.
+        if vertex.nested is not None and \
+                (not isinstance(node, Include) or node.entities):
+            vertex.nested.parent, vertex.nested.parent_vertex = self, vertex.name
+        if vertex.name in self.vertices or vertex.name == self.frame_name:
+            self.duplicates.append(vertex)
+        else:
+            self.vertices[vertex.name] = vertex
+
+    def _include_vertex(self, inc: Include, static: bool, cache: dict,
+                        stack: list[tuple["Scope", Iterator[Node], bool]]) -> Vertex | None:
         model = inc.model
         if model is None:
             self.failed_includes.append(inc)
@@ -169,53 +189,68 @@ class Scope:
         if inc.merge:
             # A merge-include adds the included model's children to this scope through a
             # proxy frame that stands for the included model frame.
-            self._add_merged(inc, model, static, cache)
+            from .merge import merged_entities
+            stack.append((self, iter(merged_entities(inc, model, self.frame_name, cache)),
+                          static))
             return None
         eff_static = static or inc.effective_static
         key = (model.id, eff_static, inc.id if inc.entities else None)
         nested = cache.get(key)
-        if nested is None:
-            nested = Scope.for_model(model, inc.effective_name, eff_static, cache, inc.entities)
+        if nested is not None:
+            nested.shared = True
+        else:
+            # Cached before it is filled: only an include cycle (which the loader refuses)
+            # could reach it again while it is being filled.
+            nested = Scope(inc.effective_name, "model", model, static=eff_static,
+                           canonical_link=model.canonical_link)
             nested.site = inc
             cache[key] = nested
+            entities = [*model.entities, *inc.entities] if inc.entities else model.entities
+            stack.append((nested, iter(entities), eff_static))
         return Vertex(inc.effective_name, "model", inc, nested)
 
-    def _add_merged(self, inc: Include, model: Model, static: bool, cache: dict) -> None:
-        from .merge import merged_entities
-        self._add_entities(merged_entities(inc, model, self.frame_name, cache), static, cache)
-
     # -- name lookup --------------------------------------------------------------
+    # ``A::B::c`` is walked scope by scope in a loop (a name is as deep as the nesting).
     def has(self, name: str) -> bool:
         """True if ``name`` (possibly ``A::B::c``) names a frame visible from this scope."""
-        if name == self.frame_name:
-            return True
-        head, sep, rest = name.partition(SEP)
-        v = self.vertices.get(head)
-        if v is None or (sep and not rest):  # "M::" names nothing
-            return False
-        if not rest:
-            return True
-        return v.nested is not None and v.nested.has(rest)
+        scope = self
+        while True:
+            if name == scope.frame_name:
+                return True
+            head, sep, rest = name.partition(SEP)
+            v = scope.vertices.get(head)
+            if v is None or (sep and not rest):  # "M::" names nothing
+                return False
+            if not rest:
+                return True
+            if v.nested is None:
+                return False
+            scope, name = v.nested, rest
 
     def lookup(self, name: str) -> tuple["Scope", Vertex] | None:
-        head, sep, rest = name.partition(SEP)
-        v = self.vertices.get(head)
-        if v is None or (sep and not rest):
-            return None
-        if not rest:
-            return self, v
-        if rest == MODEL_FRAME:
-            return self, v
-        return v.nested.lookup(rest) if v.nested is not None else None
+        scope = self
+        while True:
+            head, sep, rest = name.partition(SEP)
+            v = scope.vertices.get(head)
+            if v is None or (sep and not rest):
+                return None
+            if not rest or rest == MODEL_FRAME:
+                return scope, v
+            if v.nested is None:
+                return None
+            scope, name = v.nested, rest
 
     def into_failed_include(self, name: str) -> bool:
         """True if ``name`` reaches into an include that failed to load (already reported)."""
-        head, _, rest = name.partition(SEP)
-        if head in self.failed_names:
-            return True
-        v = self.vertices.get(head)
-        return bool(rest) and v is not None and v.nested is not None \
-            and v.nested.into_failed_include(rest)
+        scope = self
+        while True:
+            head, _, rest = name.partition(SEP)
+            if head in scope.failed_names:
+                return True
+            v = scope.vertices.get(head)
+            if not rest or v is None or v.nested is None:
+                return False
+            scope, name = v.nested, rest
 
     # -- poses --------------------------------------------------------------------
     def base_of(self, v: Vertex) -> str:
@@ -248,25 +283,36 @@ class Scope:
                 pass
 
     def pose_of(self, name: str) -> Pose:
-        """``X_S_name``: the frame ``name`` in this scope's frame.  Raises :class:`Unresolved`."""
+        """``X_S_name``: the frame ``name`` in this scope's frame.  Raises :class:`Unresolved`.
+
+        ``A::B::c`` is walked scope by scope in a loop (a name is as deep as the nesting)."""
         X = self._X.get(name)
         if X is not None:
             return X
         if name == self.frame_name or name == "":
             return IDENTITY
-        head, sep, rest = name.partition(SEP)
-        v = self.vertices.get(head)
-        if v is None or (sep and not rest):
-            raise Unresolved(f"no frame [{name}] in {self.kind} [{self.name}]")
-        X = self._X.get(head)
-        if X is None:
-            X = self._resolve_chain(v)
-        if not rest or rest == MODEL_FRAME:
-            return X
-        nested = v.nested
-        if nested is None:
-            raise Unresolved(f"[{head}] is not a model")
-        return X @ nested.pose_of(rest)
+        steps: list[Pose] = []
+        scope = self
+        while True:
+            head, sep, rest = name.partition(SEP)
+            v = scope.vertices.get(head)
+            if v is None or (sep and not rest):
+                raise Unresolved(f"no frame [{name}] in {scope.kind} [{scope.name}]")
+            X = scope._X.get(head)
+            if X is None:
+                X = scope._resolve_chain(v)
+            steps.append(X)
+            if not rest or rest == MODEL_FRAME:
+                break
+            nested = v.nested
+            if nested is None:
+                raise Unresolved(f"[{head}] is not a model")
+            scope, name = nested, rest
+        # Composed innermost first, as X_S_A @ (X_A_B @ X_B_c): the same rounding as ever.
+        X = steps.pop()
+        while steps:
+            X = steps.pop() @ X
+        return X
 
     def _resolve_chain(self, v: Vertex) -> Pose:
         """Resolve ``v`` after the vertices it depends on, without deep recursion: a chain
@@ -332,12 +378,16 @@ class Scope:
                     nested = self.vertices[head].nested
                     if nested is None:
                         raise Unresolved(f"[{head}] is not a model")
+                    if not nested._settled:
+                        nested._settle()
                     tail = nested.pose_of(rest) @ tail
                 placement = v.placement_frame if v.kind == "model" else ""
                 if placement:
                     if v.nested is None or not v.nested.has(placement):
                         raise Unresolved(f"placement frame [{placement}] not found in "
                                          f"model [{v.name}]")
+                    if not v.nested._settled:
+                        v.nested._settle()
                     # The written pose places the placement frame Pf: X_SM = X_SPf @ X_MPf^-1.
                     tail = tail @ v.nested.inverse_pose_of(placement)
                 self._tail[v.name] = tail
@@ -346,6 +396,33 @@ class Scope:
             self._visiting.pop()
         self._X[v.name] = X
         return X
+
+    def _settle(self) -> None:
+        """Resolve every frame of this scope and of the scopes below it, deepest first.
+
+        A frame may be placed relative to a frame inside a nested model, which may be
+        placed relative to one further down, and so on as deep as the models nest.
+        Resolving the scopes bottom-up (an explicit post-order walk) means every lookup
+        into a nested scope finds its answer cached (or its failure memoised), so
+        resolution never recurses more than one level, however deep the document."""
+        order: list[Scope] = []
+        seen: set[int] = set()
+        stack: list[tuple[Scope, bool]] = [(self, False)]
+        while stack:
+            scope, expanded = stack.pop()
+            if expanded:
+                order.append(scope)
+                continue
+            if id(scope) in seen or scope._settled:
+                continue
+            seen.add(id(scope))
+            stack.append((scope, True))
+            for v in scope.vertices.values():
+                if v.nested is not None and not v.nested._settled:
+                    stack.append((v.nested, False))
+        for scope in order:
+            scope.resolve_all()
+            scope._settled = True
 
     def inverse_pose_of(self, name: str) -> Pose:
         """``X_name_S``, cached: placement frames of a shared include are inverted once."""
@@ -381,24 +458,29 @@ class Scope:
             self._deps[rename.get(name, name)] = {rename.get(d, d) for d in deps}
         return set(self._X)
 
+    # The owning scopes above are walked in loops: a chain of parents is as long as the
+    # nesting is deep.
     def invalidate_up(self, name: str, *, inside_changed: bool = False
                       ) -> tuple["Scope", set[str]]:
         """:meth:`invalidate` ``name``, and return the outermost scope the edit reached
         with the names of its vertices that were forgotten (what a view must redraw)."""
-        gone = self._invalidate_here(name, inside_changed)
-        if self.parent is not None:
-            return self.parent.invalidate_up(self.parent_vertex, inside_changed=True)
-        return self, gone
+        scope, gone = self, self._invalidate_here(name, inside_changed)
+        while scope.parent is not None:
+            vertex, scope = scope.parent_vertex, scope.parent
+            gone = scope._invalidate_here(vertex, True)
+        return scope, gone
 
     def touch_up(self, name: str) -> tuple["Scope", set[str]]:
         """Vertex ``name`` changed without moving (a visual or collision of a link was
         edited): drop the flattened tables up to the outermost scope and return it with
         the name of its vertex that holds the change."""
-        self._table = None
-        self.rows_cache = None
-        if self.parent is not None:
-            return self.parent.touch_up(self.parent_vertex)
-        return self, {name}
+        scope = self
+        while True:
+            scope._table = None
+            scope.rows_cache = None
+            if scope.parent is None:
+                return scope, {name}
+            name, scope = scope.parent_vertex, scope.parent
 
     def invalidate(self, name: str, *, inside_changed: bool = False) -> set[str]:
         """Forget ``X_S_name`` and everything that depends on it; return what was forgotten.
@@ -410,8 +492,10 @@ class Scope:
         stale entry only makes invalidation more conservative.
         """
         gone = self._invalidate_here(name, inside_changed)
-        if self.parent is not None:
-            self.parent.invalidate(self.parent_vertex, inside_changed=True)
+        scope = self
+        while scope.parent is not None:
+            vertex, scope = scope.parent_vertex, scope.parent
+            scope._invalidate_here(vertex, True)
         return gone
 
     def _invalidate_here(self, name: str, inside_changed: bool) -> set[str]:
@@ -437,6 +521,7 @@ class Scope:
             stack.extend(deps.get(n, ()))
         self._X_inv.clear()
         self._pose_fail.clear()
+        self._settled = False
         self._table = None
         self.rows_cache = None
         return gone
@@ -445,23 +530,47 @@ class Scope:
         """Every resolvable frame below this scope, flattened, as
         ``(scoped name relative to this scope, kind, X_S_f, node id)``.
 
-        Cached: the 1000 includes of one robot share one table, so listing a world costs
-        one composition per frame."""
+        Cached here and on every scope shared by several includes (the 1000 includes of
+        one robot share one table, so listing a world costs one composition per frame).
+        The scopes in between are walked depth-first with an explicit stack, their rows
+        made in passing: caching every level of a chain of models d deep would hold its
+        frames d times over."""
         if self._table is None:
-            rows: list[tuple[str, str, Pose, int]] = []
-            for v in self.vertices.values():
-                try:
-                    X = self.pose_of(v.name)
-                except Unresolved:
-                    continue
-                rows.append((v.name, v.kind, X, v.node.id))
-                if v.nested is not None:
-                    prefix = v.name + SEP
-                    rows.extend((prefix + n, k, X @ Xn, nid) for n, k, Xn, nid in v.nested.table())
-            self._table = rows
+            self._table = self._flatten()
         return self._table
 
+    def _flatten(self) -> list[tuple[str, str, Pose, int]]:
+        rows: list[tuple[str, str, Pose, int]] = []
+        # (scope, its vertices still to list, their name prefix, X_self_scope or None)
+        stack: list[tuple[Scope, Iterator[Vertex], str, Pose | None]] = [
+            (self, iter(self.vertices.values()), "", None)]
+        while stack:
+            scope, pending, prefix, X_top = stack[-1]
+            v = next(pending, None)
+            if v is None:
+                stack.pop()
+                continue
+            try:
+                X = scope.pose_of(v.name)
+            except Unresolved:
+                continue
+            if X_top is not None:
+                X = X_top @ X
+            name = prefix + v.name
+            rows.append((name, v.kind, X, v.node.id))
+            nested = v.nested
+            if nested is None:
+                continue
+            if nested.shared:
+                # Its own cached table (shared scopes nest at most as deep as includes).
+                sub = name + SEP
+                rows.extend((sub + n, k, X @ Xn, nid) for n, k, Xn, nid in nested.table())
+            else:
+                stack.append((nested, iter(nested.vertices.values()), name + SEP, X))
+        return rows
+
     def clear(self) -> None:
+        self._settled = False
         self._pose_fail.clear()
         self._body_fail.clear()
         self._body.clear()
@@ -481,20 +590,37 @@ class Scope:
         A static model's frame resolves to ``<scope>::__model__`` relative names
         (``__model__`` here); ``world`` for the world scope frame.  Raises :class:`Unresolved`.
         Iterative and memoised: a chain of thousands of frames attached one to the next is
-        one pass, and checking every frame of it stays linear.
+        one pass, and checking every frame of it stays linear.  A frame attached to a frame
+        inside a nested model continues in that scope, in the same loop (a chain of models
+        without links is as deep as the nesting).
         """
-        chain: list[str] = []       # vertices of this scope walked, in order
+        walked: list[tuple[Scope, list[str], int]] = []  # (scope, its chain, prefix length)
+        scope, current, prefix = self, name, ""
         try:
-            body = self._walk_body(name, chain)
+            while True:
+                chain: list[str] = []
+                walked.append((scope, chain, len(prefix)))
+                step = scope._walk_body(current, chain)
+                if isinstance(step, str):
+                    body = prefix + step
+                    break
+                head, scope, current = step
+                prefix += head + SEP
         except Unresolved as exc:
-            for n in chain:
-                self._body_fail[n] = exc
+            for s, chain, _ in walked:
+                for n in chain:
+                    s._body_fail[n] = exc
             raise
-        for n in chain:
-            self._body[n] = body
+        for s, chain, start in walked:
+            local = body[start:]
+            for n in chain:
+                s._body[n] = local
         return body
 
-    def _walk_body(self, name: str, chain: list[str]) -> str:
+    def _walk_body(self, name: str, chain: list[str]) -> "str | tuple[str, Scope, str]":
+        """Follow ``name`` in this scope: the body (relative to this scope), or
+        ``(vertex, nested scope, name there)`` when the answer is in a nested scope.
+        ``chain`` gets what was walked here (the model frame too), to be memoised."""
         on_chain: dict[str, int] = {}
         current = name
         while True:
@@ -503,11 +629,10 @@ class Scope:
                 raise failed
             known = self._body.get(current)
             if known is not None:
-                body = known
-                break
+                return known
             if current == self.frame_name:
-                body = self._model_frame_body(())
-                break
+                chain.append(current)
+                return self._model_frame_body()
             head, _, rest = current.partition(SEP)
             v = self.vertices.get(head)
             if v is None:
@@ -515,16 +640,14 @@ class Scope:
             if rest and rest != MODEL_FRAME:
                 if v.nested is None:
                     raise Unresolved(f"[{head}] is not a model")
-                body = head + SEP + v.nested.body_of(rest)  # depth bounded by model nesting
-                break
+                return head, v.nested, rest
             if head in on_chain:
                 cycle = tuple(chain[on_chain[head]:])
                 raise Unresolved(f"attached_to cycle through {' -> '.join(cycle)}", cycle)
             on_chain[head] = len(chain)
             chain.append(head)
             if v.kind == "link":
-                body = v.name
-                break
+                return v.name
             if v.kind == "frame":
                 target = v.node.attached_to or self.frame_name  # type: ignore[attr-defined]
                 if target == v.name:
@@ -538,11 +661,9 @@ class Scope:
             else:
                 if v.nested is None:
                     raise Unresolved(f"model [{v.name}] was not loaded")
-                body = head + SEP + v.nested.body_of(MODEL_FRAME)
-                break
-        return body
+                return head, v.nested, MODEL_FRAME
 
-    def _model_frame_body(self, seen: tuple[str, ...]) -> str:
+    def _model_frame_body(self) -> "str | tuple[str, Scope, str]":
         if self.kind == "world":
             return WORLD
         if self.static:
@@ -557,7 +678,7 @@ class Scope:
                 return v.name
         for v in self.vertices.values():
             if v.kind == "model" and v.nested is not None:
-                return v.name + SEP + v.nested.body_of(MODEL_FRAME)
+                return v.name, v.nested, MODEL_FRAME
         raise Unresolved(f"model [{self.name}] has no link")
 
     # -- iteration ----------------------------------------------------------------

@@ -7,8 +7,10 @@ written relative to another frame of the model is resolved in the model's own sc
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from ..diagnostics import Diagnostics
-from ..frames.scope import Scope, Unresolved
+from ..frames.scope import Scope, Unresolved, Vertex
 from ..json_output import json_numbers
 from ..model import Collision, Link
 from ..model.names import SEP
@@ -57,21 +59,25 @@ def link_inertials(document, diagnostics: Diagnostics, *, write: bool = False) -
     own = {n.id for n in document.nodes()}
     cache: dict[tuple[int, bool], dict | None] = {}
 
-    def visit(scope: Scope, prefix: str) -> None:
-        for v in scope.vertices.values():
-            if v.kind == "link":
-                link: Link = v.node  # type: ignore[assignment]
-                key = (link.id, scope.static)
-                if key not in cache:
-                    cache[key] = _one_link(scope, link, diagnostics,
-                                           write=write and link.id in own)
-                if cache[key] is not None:
-                    out[prefix + v.name] = cache[key]
-            elif v.nested is not None:
-                visit(v.nested, prefix + v.name + SEP)
-
+    # Depth-first in document order with an explicit stack (models nest deeper than
+    # Python's recursion limit).
     root = graph.root
-    visit(root, root.name + SEP if root.kind == "model" else "")
+    stack: list[tuple[Scope, str, Iterator[Vertex]]] = [
+        (root, root.name + SEP if root.kind == "model" else "", iter(root.vertices.values()))]
+    while stack:
+        scope, prefix, pending = stack[-1]
+        v = next(pending, None)
+        if v is None:
+            stack.pop()
+        elif v.kind == "link":
+            link: Link = v.node  # type: ignore[assignment]
+            key = (link.id, scope.static)
+            if key not in cache:
+                cache[key] = _one_link(scope, link, diagnostics, write=write and link.id in own)
+            if cache[key] is not None:
+                out[prefix + v.name] = cache[key]
+        elif v.nested is not None:
+            stack.append((v.nested, prefix + v.name + SEP, iter(v.nested.vertices.values())))
     return out
 
 

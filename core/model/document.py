@@ -438,11 +438,17 @@ class IncludedFiles:
         """Point ``document``'s includes of files that have a document here at those
         documents' models; True if any was changed (the caller rebuilds)."""
         changed = False
+        # each path resolved once (a world of a thousand includes of one robot)
+        by_path = {_resolved(d.path): d for d in self.docs.values() if d.path}
+        resolved: dict[str, str] = {}
         for include in _includes_reached(document.root):
             if include.model is None or include.merge or not include.resolved_path or \
                     include.model.extras.get("include_params"):
                 continue
-            owner = self.find(include.resolved_path)
+            path = str(include.resolved_path)
+            if path not in resolved:
+                resolved[path] = _resolved(path)
+            owner = by_path.get(resolved[path])
             if owner is not None and owner is not document and \
                     isinstance(owner.root, Model) and include.model is not owner.root:
                 include.model = owner.root

@@ -35,13 +35,17 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from ..diagnostics import Code, Diagnostic, Diagnostics, Severity, SourceLocation
 from ..pose import IDENTITY, Pose
-from .closure import Motion, solve_pair_separate, solve_pair_series
+# .closure (loop closures, its dataclasses) is imported when a loop needs closing: most
+# assemblies never do, and importing it costs more than solving a hundred mates.
 from .geometry import ANG_TOL, POS_TOL, constraint_error, is_rotation, mate_offset, z_axis
 from .model import MATE_TYPES, SnapDof, SnapMate, SnapProblem, SnapResult, SnapSystem
+
+if TYPE_CHECKING:
+    from .closure import Motion
 
 __all__ = ["solve"]
 
@@ -165,13 +169,25 @@ def _fmt(X: Pose) -> str:
     return f"xyz=({x:.6g}, {y:.6g}, {z:.6g}) wxyz=({w:.6g}, {qx:.6g}, {qy:.6g}, {qz:.6g})"
 
 
+class _NoTrace(list):
+    """The trace of a run nobody reads: lines are dropped (and the per-mate ones are not
+    even formatted, see ``_Snap.tracing``)."""
+
+    def append(self, line: str) -> None:
+        pass
+
+    def insert(self, index: int, line: str) -> None:  # type: ignore[override]
+        pass
+
+
 class _Snap:
     """One solver run; build with a problem, call :meth:`run` once."""
 
-    def __init__(self, problem: SnapProblem) -> None:
+    def __init__(self, problem: SnapProblem, trace: bool = True) -> None:
         self.problem = problem
         self.diag = Diagnostics()
-        self.trace: list[str] = []
+        self.tracing = trace
+        self.trace: list[str] = [] if trace else _NoTrace()
         self.frames: list[_Frame] = []
         self.index: dict[str, int] = {}
         self.conns: dict[str, _Conn] = {}
@@ -237,6 +253,9 @@ class _Snap:
                 self.bodies_of[fr.parent].append(f)
         self.frame_mates = [[] for _ in self.frames]
 
+        # Instances of one model share their connectors' frames (immutable Poses): each
+        # frame is checked once.
+        rotations: dict[int, tuple[Pose, bool]] = {}
         for c in p.connectors:
             if c.path in self.conns:
                 self._report(Severity.ERROR, f"duplicate connector path '{c.path}' (ignored)", c.path)
@@ -246,7 +265,10 @@ class _Snap:
                 self._report(Severity.ERROR, f"connector '{c.path}' is owned by unknown body or "
                              f"system '{c.owner}'", c.path)
                 continue
-            if not is_rotation(c.X_OC):
+            known = rotations.get(id(c.X_OC))
+            if known is None or known[0] is not c.X_OC:
+                known = rotations[id(c.X_OC)] = (c.X_OC, is_rotation(c.X_OC))
+            if not known[1]:
                 why = ("is not finite" if not _finite(c.X_OC) else
                        "is degenerate (is its normal parallel to its main_axis?)")
                 self._report(Severity.ERROR, f"the frame of connector '{c.path}' {why}; mates "
@@ -518,10 +540,12 @@ class _Snap:
         fr.state = "snapped"
         fr.placed_by = pl.index
         m.done, m.outcome, m.placement = True, "placed", pl
-        c_move, c_fixed = m.conns[side], m.conns[1 - side]
-        self.trace.append(f"Constraining from '{c_move.path}' to '{c_fixed.path}' by '{fr.path}' "
-                          f"(mate '{m.path}', {m.kind}, connectors[{side}] side moves): "
-                          f"{_fmt(fr.local)}")
+        tracing = self.tracing  # (one placement per mate: its lines cost as much as it)
+        if tracing:
+            c_move, c_fixed = m.conns[side], m.conns[1 - side]
+            self.trace.append(f"Constraining from '{c_move.path}' to '{c_fixed.path}' by "
+                              f"'{fr.path}' (mate '{m.path}', {m.kind}, connectors[{side}] side "
+                              f"moves): {_fmt(fr.local)}")
         for name, kind in _DOFS[m.kind]:
             initial = (m.src.initial_angle if kind == "rot" else
                        m.src.initial_position if kind == "lin" else 0.0)
@@ -529,7 +553,9 @@ class _Snap:
             self.dofs.append(d)
             pl.dofs.append(d.index)
             self.alive.append(d.index)
-            self.trace.append(f"Mate '{m.path}' add dof {name} = {initial:.6g} on '{fr.path}'")
+            if tracing:
+                self.trace.append(f"Mate '{m.path}' add dof {name} = {initial:.6g} on "
+                                  f"'{fr.path}'")
         self._notify(frame, s, m.index)
 
     def _check(self, m: _Mate) -> None:
@@ -538,7 +564,8 @@ class _Snap:
                                   m.src.initial_distance)
         if pe <= POS_TOL and ae <= ANG_TOL:
             m.outcome = "satisfied"
-            self.trace.append(f"Checking '{m.path}': both sides placed, satisfied")
+            if self.tracing:
+                self.trace.append(f"Checking '{m.path}': both sides placed, satisfied")
             return
         self.trace.append(f"Checking '{m.path}': both sides placed, violated by {pe:.6g} m, "
                           f"{ae:.6g} rad; trying loop closure")
@@ -640,7 +667,8 @@ class _Snap:
             frame = frames[frame].parent
         return False
 
-    def _motion(self, d: _Dof) -> Motion:
+    def _motion(self, d: _Dof) -> "Motion":
+        from .closure import Motion
         pl = d.placement
         fixed = pl.mate.conns[1 - pl.side]
         W = self._world(fixed.owner) @ fixed.X_OC
@@ -649,6 +677,7 @@ class _Snap:
         return Motion(d.kind == "rot", W.p, z_axis(W), 1.0 if pl.side == 1 else -1.0)
 
     def _close_loop(self, m: _Mate) -> bool:
+        from .closure import solve_pair_separate, solve_pair_series
         cands = [i for i in reversed(self.alive) if self.dofs[i].kind is not None
                  and self.dofs[i].state == "free"][:_CLOSURE_CANDIDATES]
         if not cands:
@@ -825,7 +854,7 @@ class _Snap:
             res.dofs[m.path] = [SnapDof(m.path, d.name, frames[pl.frame].path, d.initial, d.value,
                                         d.state, d.used_by) for d in (self.dofs[i] for i in pl.dofs)]
         res.diagnostics = list(self.diag)
-        res.trace = self.trace
+        res.trace = self.trace if self.tracing else []
         return res
 
     def _output_order(self) -> Iterable[int]:
@@ -835,6 +864,7 @@ class _Snap:
         yield from (f for f in range(1, len(self.frames)) if self.frames[f].is_body)
 
 
-def solve(problem: SnapProblem) -> SnapResult:
-    """Run SNAP on ``problem``; see :mod:`snapframe.core.snap` for the rules."""
-    return _Snap(problem).run()
+def solve(problem: SnapProblem, *, trace: bool = True) -> SnapResult:
+    """Run SNAP on ``problem``; see :mod:`snapframe.core.snap` for the rules.
+    ``trace=False``: :attr:`SnapResult.trace` is left empty (not worked out)."""
+    return _Snap(problem, trace).run()

@@ -33,11 +33,16 @@ def run(args: argparse.Namespace) -> int:
               f"{', '.join(registry.extensions('write'))})", file=sys.stderr)
         return EXIT_USAGE
     flatten = bool(args.flatten) if descriptor.can_flatten else None
+    # What reading already left out (a URDF floating joint, say) is lost to the output
+    # too: said once, before what the writer adds.
+    read_warnings = list(doc.diagnostics.items)
+    print_diagnostics(read_warnings, sys.stderr)
     try:
         warnings = doc.save(args.output, descriptor.name, flatten=flatten)
     except (ValueError, OSError) as exc:   # a loop for URDF, an unwritable path...
         print(f"snapframe convert: {args.output} not written: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     # what the target format cannot keep is said, never dropped silently
-    print_diagnostics(warnings, sys.stderr)
+    said = {d.format() for d in read_warnings}
+    print_diagnostics([d for d in warnings if d.format() not in said], sys.stderr)
     return EXIT_OK

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -32,6 +33,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_search_path(parser)
 
 
+def _json_safe(value):
+    """``value`` with every float that is not finite as the text SDFormat writes for it
+    ("inf", "-inf", "nan"): libsdformat accepts a mass of inf, and JSON has no such number
+    (json.dumps would print Infinity, which no JSON reader accepts)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     doc = load_document(args.file, getattr(args, "path", []))
     if args.json and over_budget(doc):
@@ -53,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             # values are only approximate (voxel fallback): the exit code alone does not.
             print_diagnostics(diagnostics.items, sys.stderr)
     if args.json:
-        sys.stdout.write(json.dumps({"errors": errors, "links": links}) + "\n")
+        sys.stdout.write(json.dumps({"errors": errors, "links": _json_safe(links)}) + "\n")
     elif not args.write:
         print_diagnostics(diagnostics.items, sys.stderr)
         _print_table(links)

@@ -170,6 +170,9 @@ class Gizmo:
             size = SCREEN_SIZE * 2.0 * camera.GetParallelScale()
         else:
             size = SCREEN_SIZE * float(np.linalg.norm(np.array(camera.GetPosition()) - X_WG[:3, 3]))
+        if not (math.isfinite(size) and np.all(np.isfinite(X_WG))):
+            self.actor.SetVisibility(False)     # a camera or pose that is not a number
+            return
         M = X_WG.copy()
         M[:3, :3] *= max(size, 1e-9)
         matrix = vtkMatrix4x4()

@@ -655,6 +655,11 @@ class SceneMirror:
         not leave the camera nowhere)."""
         meshes = [m for m in (self.visuals.mesh, self.collisions.mesh) if m is not None]
         if meshes:
+            b = np.array([bounds_of(m) for m in meshes]).reshape(len(meshes), 3, 2)
+            lo, hi = b[:, :, 0].min(axis=0), b[:, :, 1].max(axis=0)
+            if np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and \
+                    max(np.abs(lo).max(), np.abs(hi).max()) < FAR:
+                return (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])   # VTK's, cached
             P = np.concatenate([points_of(m) for m in meshes])
         else:
             table = self.live.poses

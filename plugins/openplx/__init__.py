@@ -14,17 +14,30 @@ load.
 A file that declares no ``Physics3D.System`` (or any file of a bundle) is a *library*: its
 models are templates, checked for real problems only (see :mod:`.cli`).
 
-Only the descriptor below is imported when formats are discovered.
+Only the descriptor below is imported when formats are discovered.  It is made on first
+access: importing a module of this package (``snapframe snap`` imports :mod:`.cli`) does
+not import the format registry and the entry-point machinery behind it.
 """
 
-from snapframe.core.formats import FormatDescriptor
+from __future__ import annotations
 
-FORMAT = FormatDescriptor(
-    name="openplx",
-    label="OpenPLX",
-    extensions=(".openplx",),
-    implementation="snapframe.plugins.openplx.format",
-    can_read=True,
-    can_write=True,
-    can_include=True,
-)
+from typing import Any
+
+__all__ = ["FORMAT"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FORMAT":
+        from snapframe.core.formats import FormatDescriptor
+        descriptor = FormatDescriptor(
+            name="openplx",
+            label="OpenPLX",
+            extensions=(".openplx",),
+            implementation="snapframe.plugins.openplx.format",
+            can_read=True,
+            can_write=True,
+            can_include=True,
+        )
+        globals()["FORMAT"] = descriptor  # one descriptor, made once
+        return descriptor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,10 +9,9 @@ that did not parse is kept as an :class:`ErrorStmt` with its text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
-from .lexer import Kind, Token, line_breaks
+from .lexer import Kind, Token, TokenSpan, line_breaks
 
 __all__ = [
     "Node", "Expr", "NumberLit", "StringLit", "BoolLit", "NameRef", "ThisRef", "Member", "Call",
@@ -22,102 +21,175 @@ __all__ = [
     "unparse_expr",
 ]
 
+# The nodes are plain classes written out (they were dataclasses: the same constructors,
+# attributes and repr, without the code generation that made importing this module cost
+# as much as parsing a small file).  Equality is identity, as with ``eq=False``.
 
-@dataclass(eq=False)
+#: Default of a list attribute: each node gets a new empty list.
+_NEW_LIST: Any = object()
+
+
 class Node:
     """Anything with a position: ``file``, 1-based ``line`` and ``col``."""
 
-    file: str
-    line: int
-    col: int
+    #: The attributes ``repr`` shows, in constructor order.
+    _repr_fields: tuple[str, ...] = ("file", "line", "col")
+
+    def __init__(self, file: str, line: int, col: int) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._repr_fields)
+        return f"{type(self).__qualname__}({fields})"
 
 
 # -- expressions --------------------------------------------------------------------
 
 
-@dataclass(eq=False)
 class Expr(Node):
     pass
 
 
-@dataclass(eq=False)
 class NumberLit(Expr):
-    text: str
-    value: int | float
+    _repr_fields = ("file", "line", "col", "text", "value")
+
+    def __init__(self, file: str, line: int, col: int, text: str, value: int | float) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.text = text
+        self.value = value
 
 
-@dataclass(eq=False)
 class StringLit(Expr):
     """``kind``: ``plain`` ("..."), ``triple`` (\"\"\"...\"\"\"), ``at`` (@"..."), ``dollar``."""
 
-    text: str
-    value: str
-    kind: str = "plain"
+    _repr_fields = ("file", "line", "col", "text", "value", "kind")
+
+    def __init__(self, file: str, line: int, col: int, text: str, value: str,
+                 kind: str = "plain") -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.text = text
+        self.value = value
+        self.kind = kind
 
 
-@dataclass(eq=False)
 class BoolLit(Expr):
-    value: bool
+    _repr_fields = ("file", "line", "col", "value")
+
+    def __init__(self, file: str, line: int, col: int, value: bool) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.value = value
 
 
-@dataclass(eq=False)
 class NameRef(Expr):
-    name: str
+    _repr_fields = ("file", "line", "col", "name")
+
+    def __init__(self, file: str, line: int, col: int, name: str) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.name = name
 
 
-@dataclass(eq=False)
 class ThisRef(Expr):
     pass
 
 
-@dataclass(eq=False)
 class Member(Expr):
     """``target.name``; the position is that of ``name``."""
 
-    target: Expr
-    name: str
+    _repr_fields = ("file", "line", "col", "target", "name")
+
+    def __init__(self, file: str, line: int, col: int, target: Expr, name: str) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.target = target
+        self.name = name
 
 
-@dataclass(eq=False)
 class Call(Expr):
-    func: Expr
-    args: list[Expr]
+    _repr_fields = ("file", "line", "col", "func", "args")
+
+    def __init__(self, file: str, line: int, col: int, func: Expr, args: list[Expr]) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.func = func
+        self.args = args
 
 
-@dataclass(eq=False)
 class Index(Expr):
-    target: Expr
-    index: Expr
+    _repr_fields = ("file", "line", "col", "target", "index")
+
+    def __init__(self, file: str, line: int, col: int, target: Expr, index: Expr) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.target = target
+        self.index = index
 
 
-@dataclass(eq=False)
 class Unary(Expr):
-    op: str
-    operand: Expr
+    _repr_fields = ("file", "line", "col", "op", "operand")
+
+    def __init__(self, file: str, line: int, col: int, op: str, operand: Expr) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.op = op
+        self.operand = operand
 
 
-@dataclass(eq=False)
 class Binary(Expr):
-    op: str
-    left: Expr
-    right: Expr
+    _repr_fields = ("file", "line", "col", "op", "left", "right")
+
+    def __init__(self, file: str, line: int, col: int, op: str, left: Expr, right: Expr) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.op = op
+        self.left = left
+        self.right = right
 
 
-@dataclass(eq=False)
 class ArrayLit(Expr):
-    items: list[Expr]
+    _repr_fields = ("file", "line", "col", "items")
+
+    def __init__(self, file: str, line: int, col: int, items: list[Expr]) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.items = items
 
 
-@dataclass(eq=False)
 class InitLit(Expr):
     """``{a, b, c}``: fills the target type's attributes in declaration order."""
 
-    items: list[Expr]
+    _repr_fields = ("file", "line", "col", "items")
+
+    def __init__(self, file: str, line: int, col: int, items: list[Expr]) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.items = items
 
 
-@dataclass(eq=False)
 class Paren(Expr):
-    inner: Expr
+    _repr_fields = ("file", "line", "col", "inner")
+
+    def __init__(self, file: str, line: int, col: int, inner: Expr) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.inner = inner
 
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
@@ -164,32 +236,48 @@ def unparse_expr(e: Expr) -> str:
 # -- types --------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
 class QName(Node):
     """A dotted name ``A.B.C`` (type names, trait names, attribute paths)."""
 
-    parts: tuple[str, ...]
+    _repr_fields = ("file", "line", "col", "parts")
+
+    def __init__(self, file: str, line: int, col: int, parts: tuple[str, ...]) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.parts = parts
 
     def __str__(self) -> str:
         return ".".join(self.parts)
 
 
-@dataclass(eq=False)
 class TypeRef(Node):
-    name: QName
-    array: bool = False
+    _repr_fields = ("file", "line", "col", "name", "array")
+
+    def __init__(self, file: str, line: int, col: int, name: QName, array: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.name = name
+        self.array = array
 
     def __str__(self) -> str:
         return f"{self.name}[]" if self.array else str(self.name)
 
 
-@dataclass(eq=False)
 class TypeExpr(Node):
     """``T [with A, B] {or U}`` with an optional trailing ``reference``."""
 
-    options: list[TypeRef]
-    traits: list[QName] = field(default_factory=list)
-    reference: bool = False
+    _repr_fields = ("file", "line", "col", "options", "traits", "reference")
+
+    def __init__(self, file: str, line: int, col: int, options: list[TypeRef],
+                 traits: list[QName] = _NEW_LIST, reference: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.options = options
+        self.traits = [] if traits is _NEW_LIST else traits
+        self.reference = reference
 
     def __str__(self) -> str:
         text = str(self.options[0])
@@ -202,16 +290,20 @@ class TypeExpr(Node):
         return text
 
 
-@dataclass(eq=False)
 class Param(Node):
-    name: str
-    type: TypeRef
+    _repr_fields = ("file", "line", "col", "name", "type")
+
+    def __init__(self, file: str, line: int, col: int, name: str, type: TypeRef) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self.name = name
+        self.type = type
 
 
 # -- statements ---------------------------------------------------------------------
 
 
-@dataclass(eq=False)
 class Stmt(Node):
     """One logical line plus its block.
 
@@ -221,10 +313,41 @@ class Stmt(Node):
     statements of the indented block the line opens (its last token is ``:``).
     """
 
-    tokens: list[Token] = field(default_factory=list, repr=False)
-    leading: list[Token] = field(default_factory=list, repr=False)
-    children: list["Stmt"] = field(default_factory=list, repr=False)
-    has_block: bool = False
+    _repr_fields = ("file", "line", "col", "has_block")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+
+    # The parser may give a statement its tokens as a TokenSpan: they are made on first use.
+    @property
+    def tokens(self) -> list[Token]:
+        t = self._tokens
+        if t.__class__ is TokenSpan:
+            t = self._tokens = t.tokens()
+        return t
+
+    @tokens.setter
+    def tokens(self, value: list[Token]) -> None:
+        self._tokens = value
+
+    @property
+    def leading(self) -> list[Token]:
+        t = self._leading
+        if t.__class__ is TokenSpan:
+            t = self._leading = t.tokens()
+        return t
+
+    @leading.setter
+    def leading(self, value: list[Token]) -> None:
+        self._leading = value
 
     @property
     def indent(self) -> str:
@@ -272,103 +395,261 @@ class Stmt(Node):
         return t.line + line_breaks(t.text)[0] - (1 if t.kind is Kind.NEWLINE else 0)
 
 
-@dataclass(eq=False)
 class Import(Stmt):
-    path: StringLit | None = None
-    alias: QName | None = None
+    _repr_fields = ("file", "line", "col", "has_block", "path", "alias")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, path: StringLit | None = None,
+                 alias: QName | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.path = path
+        self.alias = alias
 
 
-@dataclass(eq=False)
 class ModelDecl(Stmt):
     """A top-level model or trait: ``[const] Name [is Base [with T...]]:``."""
 
-    name: str = ""
-    base: TypeExpr | None = None
-    is_trait: bool = False
-    is_const: bool = False
+    _repr_fields = ("file", "line", "col", "has_block", "name", "base", "is_trait", "is_const")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, name: str = "",
+                 base: TypeExpr | None = None,
+                 is_trait: bool = False,
+                 is_const: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.name = name
+        self.base = base
+        self.is_trait = is_trait
+        self.is_const = is_const
 
 
-@dataclass(eq=False)
 class GlobalDecl(Stmt):
     """A top-level attribute with a value: ``PI is Real: 3.14``."""
 
-    name: str = ""
-    type: TypeExpr | None = None
-    value: Expr | None = None
-    is_const: bool = False
+    _repr_fields = ("file", "line", "col", "has_block", "name", "type", "value", "is_const")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, name: str = "",
+                 type: TypeExpr | None = None,
+                 value: Expr | None = None,
+                 is_const: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.name = name
+        self.type = type
+        self.value = value
+        self.is_const = is_const
 
 
-@dataclass(eq=False)
 class OperatorDecl(Stmt):
-    op: str = ""
-    params: list[Param] = field(default_factory=list)
-    returns: TypeRef | None = None
+    _repr_fields = ("file", "line", "col", "has_block", "op", "params", "returns")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, op: str = "",
+                 params: list[Param] = _NEW_LIST,
+                 returns: TypeRef | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.op = op
+        self.params = [] if params is _NEW_LIST else params
+        self.returns = returns
 
 
-@dataclass(eq=False)
 class Annotation(Stmt):
     """``.name: literal`` metadata (``.doc`` and friends)."""
 
-    name: str = ""
-    value: Expr | None = None
+    _repr_fields = ("file", "line", "col", "has_block", "name", "value")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, name: str = "",
+                 value: Expr | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.name = name
+        self.value = value
 
 
-@dataclass(eq=False)
 class TraitUse(Stmt):
-    traits: list[QName] = field(default_factory=list)
+    _repr_fields = ("file", "line", "col", "has_block", "traits")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, traits: list[QName] = _NEW_LIST) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.traits = [] if traits is _NEW_LIST else traits
 
 
-@dataclass(eq=False)
 class MethodDecl(Stmt):
-    name: str = ""
-    params: list[Param] = field(default_factory=list)
-    returns: TypeRef | None = None
-    static: bool = False
+    _repr_fields = ("file", "line", "col", "has_block", "name", "params", "returns", "static")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, name: str = "",
+                 params: list[Param] = _NEW_LIST,
+                 returns: TypeRef | None = None,
+                 static: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.name = name
+        self.params = [] if params is _NEW_LIST else params
+        self.returns = returns
+        self.static = static
 
 
-@dataclass(eq=False)
 class AttrDecl(Stmt):
     """``[optional] [const] a.b is T [reference] [: value | : block]``."""
 
-    path: QName | None = None
-    type: TypeExpr | None = None
-    value: Expr | None = None
-    optional: bool = False
-    is_const: bool = False
+    _repr_fields = ("file", "line", "col", "has_block", "path", "type", "value", "optional",
+                    "is_const")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, path: QName | None = None,
+                 type: TypeExpr | None = None,
+                 value: Expr | None = None,
+                 optional: bool = False,
+                 is_const: bool = False) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.path = path
+        self.type = type
+        self.value = value
+        self.optional = optional
+        self.is_const = is_const
 
 
-@dataclass(eq=False)
 class Becomes(Stmt):
     """``a becomes T [with Tr] [: value | : block]``: narrows an inherited attribute."""
 
-    path: QName | None = None
-    type: TypeExpr | None = None
-    value: Expr | None = None
+    _repr_fields = ("file", "line", "col", "has_block", "path", "type", "value")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, path: QName | None = None,
+                 type: TypeExpr | None = None,
+                 value: Expr | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.path = path
+        self.type = type
+        self.value = value
 
 
-@dataclass(eq=False)
 class Assign(Stmt):
     """``a.b.c: value`` or ``a.b:`` followed by a block."""
 
-    path: QName | None = None
-    value: Expr | None = None
+    _repr_fields = ("file", "line", "col", "has_block", "path", "value")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, path: QName | None = None,
+                 value: Expr | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.path = path
+        self.value = value
 
 
-@dataclass(eq=False)
 class ErrorStmt(Stmt):
     """A line that did not parse; kept verbatim (with its block) for the writer."""
 
-    message: str = ""
+    _repr_fields = ("file", "line", "col", "has_block", "message")
+
+    def __init__(self, file: str, line: int, col: int, tokens: list[Token] = _NEW_LIST,
+                 leading: list[Token] = _NEW_LIST, children: list[Stmt] = _NEW_LIST,
+                 has_block: bool = False, message: str = "") -> None:
+        self.file = file
+        self.line = line
+        self.col = col
+        self._tokens = [] if tokens is _NEW_LIST else tokens
+        self._leading = [] if leading is _NEW_LIST else leading
+        self.children = [] if children is _NEW_LIST else children
+        self.has_block = has_block
+        self.message = message
 
 
-@dataclass(eq=False)
 class SourceFile:
     """A parsed file: top-level statements, trailing trivia and the problems found."""
 
-    path: str
-    statements: list[Stmt]
-    trailing: list[Token]
-    problems: list = field(default_factory=list)
+    def __init__(self, path: str, statements: list[Stmt], trailing: list[Token],
+                 problems: list = _NEW_LIST) -> None:
+        self.path = path
+        self.statements = statements
+        self._trailing = trailing
+        self.problems = [] if problems is _NEW_LIST else problems
+
+    @property
+    def trailing(self) -> list[Token]:
+        t = self._trailing
+        if t.__class__ is TokenSpan:
+            t = self._trailing = t.tokens()
+        return t
+
+    @trailing.setter
+    def trailing(self, value: list[Token]) -> None:
+        self._trailing = value
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(path={self.path!r}, statements={self.statements!r}, "
+                f"trailing={self.trailing!r}, problems={self.problems!r})")
 
     def to_text(self) -> str:
         parts: list[str] = []

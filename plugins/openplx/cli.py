@@ -91,19 +91,32 @@ def _snap_command(path: str | Path, model_name: str | None, trace: bool) -> dict
         file.too_deep()
         assembly, problem = None, None
     if problem is not None and assembly is not None:
-        result = solve(problem)
+        result = solve(problem, trace=trace)
         snap_diags = locate(result.diagnostics, assembly)
         trace_lines = list(result.trace)
         kinds = [("system", (s.path for s in assembly.systems)),
                  ("body", (b.path for b in assembly.bodies)),
                  ("connector", (c.path for c in assembly.connectors))]
+        # Equal poses print alike (a connector at its body's origin, what the root system
+        # owns: local and world): each is rounded once (a -0.0 that makes two poses
+        # compare equal is rounded to 0.0 anyway).
+        rounded_of: dict[tuple, list[float]] = {}
+
+        def rounded(pose: Any) -> list[float]:
+            key = (pose.R, pose.p)
+            numbers = rounded_of.get(key)
+            if numbers is None:
+                numbers = rounded_of[key] = _round(pose.xyz_quat())
+            return list(numbers)
+
         for kind, paths in kinds:
             for p in paths:
                 local, world = result.local.get(p), result.world.get(p)
                 if local is None or world is None:
                     continue
-                frames[p] = {"kind": kind, "local": _round(local.xyz_quat()),
-                             "pose": _round(world.xyz_quat())}
+                local_numbers = rounded(local)
+                frames[p] = {"kind": kind, "local": local_numbers,
+                             "pose": list(local_numbers) if world is local else rounded(world)}
     errors, warnings = [], []
     for p in file.all_problems():
         if p.severity >= Severity.ERROR:
@@ -227,6 +240,71 @@ def check(path: str | Path) -> Diagnostics:
     return check_file(load_file(path))
 
 
+def _json_text(out: dict) -> str:
+    """``json.dumps(out)`` for what :func:`snap_command` returns, written faster: the
+    numbers of a frame's ``pose`` are printed once when they equal its ``local`` ones (all
+    that the root system owns: equal lists print alike, since :func:`_round` leaves no
+    negative zero), and each list of numbers is printed by ``float.__repr__`` in one go,
+    as the encoder prints a finite number."""
+    from json.encoder import encode_basestring_ascii as string_text  # what dumps uses
+
+    words: dict[str, str] = {}  # the keys and kinds, repeated in every frame
+    numbers: dict[tuple, str] = {}  # equal lists print alike (no -0.0 among them)
+    parts = []
+    for key, value in out.items():
+        if key == "frames" and isinstance(value, dict):
+            frames = []
+            for name, frame in value.items():
+                if tuple(frame) == _FRAME_KEYS and type(frame["kind"]) is str \
+                        and type(frame["local"]) is list and type(frame["pose"]) is list:
+                    # the frames snap_command makes
+                    kind, local, pose = frame["kind"], frame["local"], frame["pose"]
+                    values = tuple(local)
+                    local_text = (numbers.get(values)
+                                  or numbers.setdefault(values, _floats_text(local)))
+                    if pose == local:
+                        pose_text = local_text
+                    else:
+                        values = tuple(pose)
+                        pose_text = (numbers.get(values)
+                                     or numbers.setdefault(values, _floats_text(pose)))
+                    kind_text = words.get(kind) or words.setdefault(kind, string_text(kind))
+                    frames.append(f'{string_text(name)}: {{"kind": {kind_text}, '
+                                  f'"local": {local_text}, "pose": {pose_text}}}')
+                    continue
+                fields, last = [], None
+                for k, v in frame.items():
+                    if k in ("local", "pose") and type(v) is list:
+                        if last is None or v != last[0]:
+                            last = (v, _floats_text(v))
+                        text = last[1]
+                    elif type(v) is str:
+                        text = words.get(v) or words.setdefault(v, string_text(v))
+                    else:
+                        text = json.dumps(v)
+                    k_text = words.get(k) or words.setdefault(k, string_text(k))
+                    fields.append(f"{k_text}: {text}")
+                frames.append(f"{string_text(name)}: {{{', '.join(fields)}}}")
+            text = "{" + ", ".join(frames) + "}"
+        else:
+            text = json.dumps(value)
+        parts.append(f"{string_text(key)}: {text}")
+    return "{" + ", ".join(parts) + "}"
+
+
+_FRAME_KEYS = ("kind", "local", "pose")
+
+
+def _floats_text(values: list) -> str:
+    """``json.dumps(values)`` for a list of the floats :func:`_round` makes."""
+    try:
+        text = "[" + ", ".join(map(float.__repr__, values)) + "]"
+    except TypeError:  # not all floats
+        return json.dumps(values)
+    # repr writes nan, inf: json has NaN, Infinity (no finite repr has an n)
+    return json.dumps(values) if "n" in text else text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``snapframe snap`` (the :mod:`snapframe.core.commandline` contract)."""
     parser.epilog = ("Exit codes: 0 assembled without errors, 1 the file has errors, 2 usage "
@@ -244,7 +322,7 @@ def run(args: argparse.Namespace) -> int:
     file has nothing to assemble."""
     out = snap_command(args.file, getattr(args, "model", None), getattr(args, "trace", False))
     if getattr(args, "json", False):
-        print(json.dumps(out, indent=None))
+        print(_json_text(out))
     else:
         for kind in ("errors", "warnings"):
             for r in out[kind]:

@@ -29,8 +29,16 @@ the arm and the gripper follows.  Everything else keeps its resolved pose as a d
 in by the frame graph).
 
 Anything OpenPLX cannot hold (plugins, joint types without a mate, effort limits, world
-elements such as lights) is reported as a ``CONVERSION_ERROR`` warning, never dropped
-silently.  The walk uses explicit stacks: nesting depth is not limited by recursion.
+elements such as lights, a link's sensors and gravity, a collision's surface, joint springs
+and physics...) is reported as a ``CONVERSION_ERROR`` warning naming the element, never
+dropped silently.  A link without ``<inertial>`` (or ``<mass>``) gets SDFormat's default
+written out (mass 1, unit inertia): OpenPLX's default mass is 0.  An element keeps its
+name when it is an OpenPLX identifier; a renamed one (``a-b``, the keyword ``is``) gets a
+name no other element of its scope holds as written, and each rename is reported.  The
+further worlds of a multi-world file are Systems before the document's own (tools assemble
+the last).  Types nested deeper than an OpenPLX reader expands (:data:`.physics.
+MAX_SYSTEM_DEPTH` below the assembled System) are refused.  The walk uses explicit stacks:
+nesting depth is not limited by recursion.
 """
 
 from __future__ import annotations
@@ -50,7 +58,7 @@ from . import mathlib as m
 from .mapping import MATE_OF_JOINT, fmt, identifier, transform_lines
 from .part_lines import (Lines, collision_density, connector_lines, frame_axes,
                          geometry_lines, has_dynamics, inertial_lines)
-from .physics import MATE_TYPES
+from .physics import MATE_TYPES, MAX_SYSTEM_DEPTH
 
 __all__ = ["document_to_source", "model_to_source"]
 
@@ -75,15 +83,36 @@ _INITIAL_VALUES = {"hinge": ("initial_angle",), "prismatic": ("initial_position"
                    "distance": ("initial_distance",)}
 
 
-def unique(name: str, used: set[str]) -> str:
-    """``identifier(name)``, with ``_2``, ``_3``... appended until it is not in ``used``; the
-    result is added to ``used`` ("left-wheel" and "left_wheel" stay two bodies)."""
+def unique(name: str, used: set[str], keep: set[str] | frozenset[str] = frozenset()) -> str:
+    """``name`` itself when it is a free OpenPLX identifier; else ``identifier(name)`` with
+    ``_2``, ``_3``... appended until it is in neither ``used`` nor ``keep`` (the valid names
+    other elements of the namespace hold as written, so a renamed element never takes the
+    name of another: "a-b" becomes "a_b_2" next to a link "a_b", whatever their order).
+    The result is added to ``used``."""
     base = identifier(name)
+    if base == name and name not in used:
+        used.add(name)
+        return name
     out, k = base, 2
-    while out in used:
+    while out in used or out in keep:
         out, k = f"{base}_{k}", k + 1
     used.add(out)
     return out
+
+
+def exact_names(names, used: set[str]) -> set[str]:
+    """The ``names`` an element can keep as they are (valid identifiers not taken)."""
+    return {n for n in names if n and identifier(n) == n and n not in used}
+
+
+def rename_reason(name: str) -> str:
+    """Why ``name`` cannot be kept as written (for the rename warning)."""
+    from .lexer import KEYWORDS
+    if name in KEYWORDS:
+        return "an OpenPLX keyword"
+    if identifier(name) != name:
+        return "not an OpenPLX identifier"
+    return "the name is taken in that scope"
 
 
 @dataclass(eq=False)
@@ -103,6 +132,10 @@ class _System:
     mates: list[Mate] = field(default_factory=list)
     #: Attribute names: links and sub-systems by entity name.
     link_members: dict[str, str] = field(default_factory=dict)
+    #: Valid names the type's members keep as written (renamed ones must not take them),
+    #: of the System and of each body (by link name).
+    keep: set[str] = field(default_factory=set)
+    body_keep: dict[str, set[str]] = field(default_factory=dict)
     members: dict[str, tuple[str, "_System"]] = field(default_factory=dict)
     #: Filled when written: attribute names of the type's bodies and system, and the ones
     #: the type declares on its members' bodies (by dotted path from this system).
@@ -140,41 +173,79 @@ class _Converter:
     def warn(self, message: str, node: Node | None = None) -> None:
         self.diags.warning(Code.CONVERSION_ERROR, message, node.source if node else None)
 
+    def name(self, name: str, used: set[str], keep: set[str], node: Node | None,
+             what: str) -> str:
+        """An OpenPLX name for an element (see :func:`unique`); a rename is reported."""
+        out = unique(name, used, keep)
+        if out != name:
+            self.warn(f"{what} '{name}' is written as '{out}' in OpenPLX ({rename_reason(name)})",
+                      node)
+        return out
+
     # -- the walk -----------------------------------------------------------------------
-    def run(self, root: Model | World, top_name: str | None) -> str:
-        if isinstance(root, World):
-            scope = Scope.for_world(root, self.scope_cache)
-            top = _System(root, scope, unique(top_name or root.name or "World", self.type_names),
-                          False)
-            self._world_leftovers(root)
-        else:
-            scope = Scope.for_model(root, root.name, root.static, self.scope_cache)
-            top = _System(root, scope, unique(top_name or root.name, self.type_names),
-                          root.static)
+    def run(self, root: Model | World, top_name: str | None,
+            others: list[World] | tuple = ()) -> str:
+        """The source of ``root``'s types; ``others`` are further worlds of the same file,
+        written as Systems of their own before ``root``'s (tools assemble the last one)."""
+        tops = [self._top(root, top_name)] + [self._top(w, None) for w in others]
         order: list[_System] = []
         entered: set[int] = set()
-        stack: list[tuple[_System, bool]] = [(top, False)]
-        while stack:   # post-order: every type after the types it uses, the top one last
-            system, done = stack.pop()
-            if done:
-                order.append(system)
-                continue
-            if id(system) in entered:
-                continue
-            entered.add(id(system))
-            self._enter(system)
-            stack.append((system, True))
-            for _, _, sub in reversed(system.subsystems):
-                if id(sub) not in entered:
-                    stack.append((sub, False))
+        for top in [*tops[1:], tops[0]]:
+            stack: list[tuple[_System, bool]] = [(top, False)]
+            while stack:   # post-order: every type after the types it uses, the top one last
+                system, done = stack.pop()
+                if done:
+                    order.append(system)
+                    continue
+                if id(system) in entered:
+                    continue
+                entered.add(id(system))
+                self._enter(system)
+                stack.append((system, True))
+                for _, _, sub in reversed(system.subsystems):
+                    if id(sub) not in entered:
+                        stack.append((sub, False))
+        self._check_depth(order, tops)
         for system in order:
             self._write(system)
         name = root.name or "World"
         header = [f"# Converted by Snapframe from the {root.kind} '{name}'.",
                   "# Joints became mates between connectors at the joint frames; links, models",
                   "# and includes that are not the child of a joint keep a declared",
-                  "# local_transform, SNAP places the rest.", ""]
-        return "\n".join(header) + "\n\n".join("\n".join(s.lines) for s in order) + "\n"
+                  "# local_transform, SNAP places the rest."]
+        if others:
+            header.append(f"# The file's other worlds ({', '.join(t.type_name for t in tops[1:])}) "
+                          "are Systems before it; the last System is "
+                          f"'{tops[0].type_name}'.")
+        return "\n".join([*header, ""]) + "\n\n".join("\n".join(s.lines) for s in order) + "\n"
+
+    def _check_depth(self, order: list[_System], tops: list[_System]) -> None:
+        """Refuse types nested deeper than an OpenPLX reader expands (Snapframe's expands
+        :data:`.physics.MAX_SYSTEM_DEPTH` systems below the assembled one): the file could
+        not be opened again.  Raises :class:`~snapframe.plugins.nesting.NestingTooDeep`."""
+        from snapframe.plugins.nesting import NestingTooDeep
+        levels: dict[int, int] = {}
+        for system in order:   # post-order: a type's sub-systems come before it
+            levels[id(system)] = 1 + max((levels[id(sub)] for _, _, sub in system.subsystems),
+                                         default=0)
+        for top in tops:
+            below = levels[id(top)] - 1
+            if below > MAX_SYSTEM_DEPTH:
+                message = (f"{top.label} would be written as systems nested {below} deep below "
+                           f"the assembled one; OpenPLX readers (Snapframe's) expand "
+                           f"{MAX_SYSTEM_DEPTH}, so nothing is written")
+                self.diags.error(Code.CONVERSION_ERROR, message, top.node.source)
+                raise NestingTooDeep(message)
+
+    def _top(self, root: Model | World, top_name: str | None) -> _System:
+        if isinstance(root, World):
+            scope = Scope.for_world(root, self.scope_cache)
+            self._world_leftovers(root)
+            return _System(root, scope, self.name(top_name or root.name or "World",
+                                                  self.type_names, set(), root, "world"), False)
+        scope = Scope.for_model(root, root.name, root.static, self.scope_cache)
+        return _System(root, scope, self.name(top_name or root.name, self.type_names, set(),
+                                              root, "model"), root.static)
 
     def _world_leftovers(self, world: World) -> None:
         el = world.xml
@@ -244,16 +315,74 @@ class _Converter:
                     self.warn(f"plugin '{x.name or x.filename}' of include '{name}' has no "
                               "OpenPLX counterpart; left out", x)
         used = set(SYSTEM_ATTRS) | RESERVED
+        system.keep = keep = exact_names(
+            [*(link.name for link in system.links),
+             *(_entity_name(n) for n, _, _ in system.subsystems),
+             *(name for name, f in system.frames
+               if SEP not in name and f.attached_to in ("", MODEL_FRAME)),
+             *(name for name, _, _, _ in system.joints if SEP not in name),
+             *(mate.name for mate in system.mates)], used)
         for link in system.links:
-            system.link_members[link.name] = unique(link.name, used)
+            system.body_keep[link.name] = exact_names(
+                [*(p.name for p in [*link.collisions, *link.visuals]),
+                 *(f.name for _, f in system.frames if f.attached_to == link.name)],
+                set(BODY_ATTRS))
+        for link in system.links:
+            system.link_members[link.name] = self.name(link.name, used, keep, link, "link")
         named = []
         for sub_node, _, sub in system.subsystems:
             entity = _entity_name(sub_node)
-            member = unique(entity, used)
+            member = self.name(entity, used, keep, sub_node, sub_node.kind)
             system.members.setdefault(entity, (member, sub))
             named.append((sub_node, member, sub))
         system.subsystems = named
         system.system_attrs = used
+        self._leftovers(system)
+
+    def _leftovers(self, system: _System) -> None:
+        """Report the SDFormat content of the type's model, links, visuals, collisions and
+        joints that the OpenPLX text does not hold (sensors, lights, gravity, surfaces,
+        joint springs and physics...), naming each element; what is reported elsewhere
+        (plugins, colours, joint types without a mate, effort limits, damping) is left
+        to those warnings."""
+        node = system.node
+        if isinstance(node, Model):
+            # (<plugin> elements read as plugins are reported with them)
+            # (a foreign model's <static> comes from an extension the model does not apply)
+            written = _MODEL_WRITTEN | {"plugin"} if node.xml is not None \
+                else _MODEL_WRITTEN - {"static"}
+            self._report(node, _view(node), written, f"model '{node.name}'")
+            for message, where in node.extras.get("urdf_unconverted", ()):
+                self.diags.warning(Code.CONVERSION_ERROR, f"{message}; OpenPLX has no "
+                                   "counterpart, left out", where)
+        for link in system.links:
+            view = _view(link)
+            self._report(link, view, _LINK_WRITTEN, f"link '{link.name}'")
+            inertial = view.find("inertial") if view is not None else None
+            self._report(link, inertial, _INERTIAL_WRITTEN, f"the <inertial> of link '{link.name}'")
+            for part in [*link.visuals, *link.collisions]:
+                written = _VISUAL_WRITTEN if isinstance(part, Visual) else _COLLISION_WRITTEN
+                self._report(part, _view(part), written,
+                             f"{part.kind} '{part.name}' of link '{link.name}'")
+        for name, joint, _, _ in system.joints:
+            view = _view(joint)
+            lost = [f"<{c.tag}>" for c in _unwritten(view, _JOINT_WRITTEN)]
+            if joint.type in MATE_OF_JOINT:   # (else: the joint is reported as a whole)
+                for axis in (c for c in (view if view is not None else []) if c.tag == "axis"):
+                    lost += [f"<axis/{path}>" for path in _leaf_paths(axis)
+                             if path not in _AXIS_WRITTEN]
+            if lost:
+                self.warn(f"joint '{name}': {', '.join(dict.fromkeys(lost))} "
+                          f"{'has' if len(lost) == 1 else 'have'} no OpenPLX counterpart; "
+                          "left out", joint)
+
+    def _report(self, node: Node, view, written: frozenset[str], what: str) -> None:
+        lost = [f"<{c.tag}>" for c in _unwritten(view, written)
+                if not (c.tag == "material" and _colours_only(c))]
+        if lost:
+            lost = list(dict.fromkeys(lost))
+            self.warn(f"{what}: {', '.join(lost)} {'has' if len(lost) == 1 else 'have'} no "
+                      "OpenPLX counterpart; left out", node)
 
     def _nested(self, system: _System, model: Model) -> _System:
         member = identifier(model.name)
@@ -394,7 +523,8 @@ class _Converter:
         X_CR = pose_of(spec.relative_to)
         return X_CL.inverse() @ X_CR @ spec.value if X_CR is not None else spec.value
 
-    def _range_lines(self, out: Lines, jn: str, joint: Joint, used: set[str]) -> bool:
+    def _range_lines(self, out: Lines, jn: str, joint: Joint, used: set[str],
+                     keep: set[str] | frozenset[str] = frozenset()) -> bool:
         """The joint's position limits as a range on the mate's connectors; True when it
         also has effort or velocity limits, damping or friction (OpenPLX mates cannot
         hold those)."""
@@ -405,7 +535,7 @@ class _Converter:
         upper = a.upper if a.upper is not None and abs(a.upper) < _NO_LIMIT else None
         if (lower is not None or upper is not None) and joint.type in ("revolute", "prismatic"):
             kind = "RotationalRange" if joint.type == "revolute" else "LinearRange"
-            name = unique(f"{jn}_range", used)
+            name = unique(f"{jn}_range", used, keep)
             out.add(1, f"{name} is Physics3D.Interactions.{kind}:")
             out.add(2, f"connectors: {jn}.connectors")
             out.add(2, f"start: {fmt(lower) if lower is not None else 'Math.NEG_INF'}")
@@ -461,10 +591,13 @@ class _TypeWriter:
         self.used = system.system_attrs          # the System's attribute names
         self.body_used = {link.name: set(BODY_ATTRS) for link in system.links}
         system.body_attrs = self.body_used
-        self.geometry_names = {id(part): unique(part.name or part.geometry.shape,
-                                                self.body_used[link.name])
-                               for link in system.links
-                               for part in [*link.collisions, *link.visuals]}
+        self.geometry_names = {
+            id(part): converter.name(part.name, self.body_used[link.name],
+                                     system.body_keep[link.name], part,
+                                     f"{part.kind} of link '{link.name}'")
+            if part.name else unique(part.geometry.shape, self.body_used[link.name],
+                                     system.body_keep[link.name])
+            for link in system.links for part in [*link.collisions, *link.visuals]}
         self.own: dict[str, list[tuple]] = {link.name: [] for link in system.links}
         self.declared_from_here: list[tuple[str, tuple]] = []   # (dotted owner, connector)
         self.system_connectors: list[tuple] = []
@@ -499,21 +632,28 @@ class _TypeWriter:
                            self.system.node)
             return None
 
-    def connector(self, end: _End, wanted: str, axes: tuple) -> str:
-        """Declare a connector at ``end``; returns how this system refers to it."""
+    def connector(self, end: _End, wanted: str, axes: tuple, frame: Frame | None = None) -> str:
+        """Declare a connector at ``end``; returns how this system refers to it.  For a
+        ``frame`` (a name the user gave), a rename is reported."""
         position, main, normal = axes
         system = self.system
+
+        def named(used: set[str], keep: set[str]) -> str:
+            if frame is None:
+                return unique(wanted, used, keep)
+            return self.conv.name(wanted, used, keep, frame, "frame")
+
         if not end.path and end.link is not None:
-            name = unique(wanted, self.body_used[end.link])
+            name = named(self.body_used[end.link], system.body_keep.get(end.link, set()))
             self.own[end.link].append((name, position, main, normal))
             return f"{system.link_members[end.link]}.{name}"
         if not end.path:
-            name = unique(wanted, self.used)
+            name = named(self.used, system.keep)
             self.system_connectors.append((name, position, main, normal))
             return name
         owner_path = ".".join(end.path + ([end.owner.link_members[end.link]]
                                           if end.link is not None else []))
-        name = unique(wanted, self.conv._taken(system, end, owner_path))
+        name = named(self.conv._taken(system, end, owner_path), set())
         system.added.setdefault(owner_path, set()).add(name)
         self.declared_from_here.append((owner_path, (name, position, main, normal)))
         return f"{owner_path}.{name}"
@@ -535,7 +675,7 @@ class _TypeWriter:
             short = name.rpartition(SEP)[2]
             if end.link is not None and short.startswith(end.link + "."):
                 short = short[len(end.link) + 1:]   # "<link>.<x>", how connectors are shown
-            ref = self.connector(end, short, frame_axes(end.X_OJ))
+            ref = self.connector(end, short, frame_axes(end.X_OJ), fr)
             self.conv.connector_refs[fr.id] = (system, ref)
 
     def joints(self) -> None:
@@ -561,7 +701,8 @@ class _TypeWriter:
                 conv.warn(f"joint '{j.name}': '{bad}' is not on a link of {system.label} or of "
                           "its nested models; the mate is left out", j)
                 continue
-            jn = unique(j.name if SEP not in name else name.replace(SEP, "_"), self.used)
+            jn = conv.name(j.name if SEP not in name else name.replace(SEP, "_"), self.used,
+                           system.keep, j, "joint")
             refs = []
             for end, role in zip(ends, ("parent", "child")):
                 axes = (end.X_OJ.p, end.X_OJ.rotate(axis), end.X_OJ.rotate(normal))
@@ -613,14 +754,54 @@ class _TypeWriter:
         for jn, mate_type, ref0, ref1, joint in self.mates:
             out.add(1, f"{jn} is Physics3D.Interactions.{mate_type}:")
             out.add(2, f"connectors: [{ref0}, {ref1}]")
-            if conv._range_lines(out, jn, joint, self.used):
+            if conv._range_lines(out, jn, joint, self.used, system.keep):
                 unlimited.append(joint.name)
         if unlimited:
             conv.warn(f"{system.label}: the effort and velocity limits, damping and friction "
                       f"of joint{'s' if len(unlimited) > 1 else ''} {', '.join(unlimited)} "
                       "have no counterpart on an OpenPLX mate; left out", system.node)
         for mate in system.mates:
-            conv._mate_lines(out, system, mate, unique(mate.name, self.used))
+            conv._mate_lines(out, system, mate, conv.name(mate.name, self.used, system.keep,
+                                                          mate, "mate"))
+
+
+#: Children of SDFormat elements the OpenPLX text holds (or reports on its own).
+_MODEL_WRITTEN = frozenset({"pose", "static", "link", "joint", "frame", "model", "include"})
+_LINK_WRITTEN = frozenset({"pose", "inertial", "visual", "collision"})
+_INERTIAL_WRITTEN = frozenset({"pose", "mass", "inertia", "density", "auto_inertia_params"})
+_VISUAL_WRITTEN = frozenset({"pose", "geometry"})
+_COLLISION_WRITTEN = frozenset({"pose", "geometry", "density", "auto_inertia_params"})
+_JOINT_WRITTEN = frozenset({"pose", "parent", "child", "axis", "axis2"})
+_AXIS_WRITTEN = frozenset({"xyz", "limit/lower", "limit/upper", "limit/effort", "limit/velocity",
+                           "dynamics/damping", "dynamics/friction", "use_parent_model_frame"})
+
+
+def _view(node: Node):
+    """The SDFormat element of ``node``: the one it was read from, or what another
+    format's reader set aside as SDFormat for it (a URDF ``<gazebo>`` extension)."""
+    return node.xml if node.xml is not None else node.extras.get("sdformat_elements")
+
+
+def _unwritten(el, written: frozenset[str]) -> list:
+    if el is None:
+        return []
+    return [c for c in el if isinstance(c.tag, str) and c.tag not in written]
+
+
+def _leaf_paths(el, prefix: str = "") -> list[str]:
+    out = []
+    for c in el:
+        if isinstance(c.tag, str):
+            path = f"{prefix}{c.tag}"
+            kids = [k for k in c if isinstance(k.tag, str)]
+            out.extend(_leaf_paths(c, path + "/") if kids else [path])
+    return out
+
+
+def _colours_only(material) -> bool:
+    """A material of colours only (its colour loss is reported with the visual's)."""
+    return all(c.tag in ("ambient", "diffuse", "specular", "emissive")
+               for c in material if isinstance(c.tag, str))
 
 
 def _type_name(name: str) -> str:
@@ -660,13 +841,16 @@ def _mate_children(model: Model) -> set[int]:
 
 
 def document_to_source(root: Model | World, diagnostics: Diagnostics | None = None,
-                       top_name: str | None = None) -> str:
+                       top_name: str | None = None, other_worlds: list[World] | tuple = ()
+                       ) -> str:
     """OpenPLX source for a model or a world (see the module docstring); what OpenPLX
-    cannot hold goes to ``diagnostics`` as warnings."""
+    cannot hold goes to ``diagnostics`` as warnings.  ``other_worlds`` (the further worlds
+    of a multi-world file) are written too, as Systems before ``root``'s."""
     from snapframe.plugins.nesting import nesting_depth, recursion_headroom
     diags = diagnostics if diagnostics is not None else Diagnostics()
-    with recursion_headroom(nesting_depth(root)):
-        return _Converter(diags).run(root, top_name)
+    depth = max(nesting_depth(r) for r in (root, *other_worlds))
+    with recursion_headroom(depth):
+        return _Converter(diags).run(root, top_name, other_worlds)
 
 
 def model_to_source(model: Model, diagnostics: Diagnostics | None = None,

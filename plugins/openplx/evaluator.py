@@ -377,7 +377,7 @@ class Obj:
     cycles for Python's garbage collector to scan."""
 
     __slots__ = ("ev", "type", "path", "specs", "extra_traits", "_cache", "_traits",
-                 "_shared", "_delta", "made")
+                 "_shared", "_delta", "made", "origin")
 
     def __init__(self, ev: "Evaluator", mtype: ModelType, path: str | None,
                  mods: list[Mod] | tuple = (), extra_traits: list[ModelType] | tuple = (),
@@ -390,6 +390,8 @@ class Obj:
         self._delta: dict[str, None] | None = None  # a template being built: names it set
         #: For a value a function made (Evaluator.make): the attributes it was given.
         self.made: tuple[tuple[str, Any], ...] | None = None
+        #: What this instance's values are a function of, or None (see :meth:`template_key`).
+        self.origin: tuple | None = None
         if _blank:
             self.specs: dict[str, Spec] = {}
             self._traits: set[str] | frozenset[str] = set()
@@ -397,13 +399,19 @@ class Obj:
             return
         # The type's own statements give the same specs for every instance: the template
         # is built once per (type, traits) and shared until this instance changes a spec.
-        self.specs, self._traits = ev.template(mtype, tuple(self.extra_traits))
+        traits = tuple(self.extra_traits)
+        self.specs, self._traits = ev.template(mtype, traits)
         self._shared = True
         for m in mods:
             self.apply(m)
+        if self._shared:
+            self.origin = (mtype, traits)
 
     # -- queries --------------------------------------------------------------------
     def is_a(self, qname: str) -> bool:
+        known = self.type._is_a.get(qname)  # the type's answers, kept (ModelType.is_a)
+        if known is True or (known is False and not self.extra_traits):
+            return known
         if self.type.is_a(qname):
             return True
         return any(t.is_a(qname) for t in self.extra_traits)
@@ -416,6 +424,17 @@ class Obj:
         copy with more)?  An unmodified instance has exactly its model's values: every one
         of them depends only on the model's own statements."""
         return not self._shared
+
+    def template_key(self) -> tuple | None:
+        """A key shared by the instances whose values are all the same (numbers, strings,
+        the structure of contained instances; not their paths), or None.
+
+        An unmodified instance's values depend only on its model (and extra traits): its
+        key is ``(model, traits)``.  An instance contained in one that has a key, through
+        the attribute ``name``, was built from that one's specs alone: its key is
+        ``(container's key, name)``.  So the ``end`` connector of every unmodified ``Link``
+        has the key ``((Link, ()), "end")``, wherever the link is."""
+        return self.origin
 
     def names(self) -> list[str]:
         return list(self.specs)
@@ -523,6 +542,11 @@ class Obj:
 
     def _apply_stmt(self, stmt: A.Stmt, scope: "Obj | None", ctx: FileContext,
                     default: bool = False) -> None:
+        if type(stmt) is _Assign:  # (the statements of a block: most are assignments)
+            kind = "block" if stmt.value is None else "value"  # type: ignore[attr-defined]
+            self.apply(Mod(kind, stmt.path.parts, stmt, scope, ctx,  # type: ignore[attr-defined]
+                           stmt.value))  # type: ignore[attr-defined]
+            return
         if isinstance(stmt, A.AttrDecl):
             parts = stmt.path.parts
             if len(parts) == 1:
@@ -625,13 +649,14 @@ class Obj:
     # -- values ---------------------------------------------------------------------
     def _compute(self, spec: Spec) -> Any:
         ev = self.ev
-        ti = ev.spec_type(spec)
+        ti = spec._type if spec._type is not None else ev.spec_type(spec)
         mods = spec.mods
-        child = self.child_path(spec.name)
         last = None
-        for i, m in enumerate(mods):
-            if not m.path and m.kind in ("value", "const"):
+        for i in range(len(mods) - 1, -1, -1):  # the last whole-value modifier
+            m = mods[i]
+            if not m.path and (m.kind == "value" or m.kind == "const"):
                 last = i
+                break
         if last is not None:
             m = mods[last]
             e = m.expr
@@ -644,19 +669,28 @@ class Obj:
                     spec.literal = (base,)  # shared: every instance holding it gets this value
             else:
                 base = ev.mod_value(m.bound(self), ti, self)
-            rest = mods[last + 1:]
-            if rest:
+            if last + 1 < len(mods):
+                rest = mods[last + 1:]
                 if isinstance(base, Obj):
-                    return base.derive([m.bound(self) for m in rest], child)
+                    return base.derive([m.bound(self) for m in rest],
+                                       self.child_path(spec.name))
                 if not isinstance(base, Opaque):
                     ev.report(f"cannot assign parts of '{spec.name}' (a {ev.describe(base)})",
                               _path_node(rest[0]))
                 return base
-            return _adopt(base, child)
+            if isinstance(base, (Obj, list)):  # (only these take a place in the tree)
+                return _adopt(base, self.child_path(spec.name))
+            return base
+        child = self.child_path(spec.name)
         if ti.kind == "model" and ti.model is not None:
             if (spec.optional or spec.reference) and not mods:
                 return None
-            return Obj(ev, ti.model, child, [m.bound(self) for m in mods], ti.traits)
+            obj = Obj(ev, ti.model, child, [m.bound(self) for m in mods], ti.traits)
+            if obj.origin is None and self.origin is not None:
+                # Its modifiers come from this instance's specs: same values as the
+                # attribute of any instance with this one's key.
+                obj.origin = (self.origin, spec.name)
+            return obj
         if ti.kind == "unknown":
             return Opaque(f"unknown type of '{child}'")
         if mods:
@@ -671,6 +705,9 @@ class Obj:
 
 
 _LITERALS = (A.NumberLit, A.BoolLit, A.StringLit)
+_NameRef, _Member, _NumberLit, _ArrayLit, _Call = (A.NameRef, A.Member, A.NumberLit, A.ArrayLit,
+                                                    A.Call)
+_Assign = A.Assign
 
 
 def _narrows(new: TypeInfo, old: TypeInfo) -> bool:
@@ -717,11 +754,16 @@ def _path_node(mod: Mod) -> A.Node | None:
 # -- the evaluator ------------------------------------------------------------------
 
 
-@dataclass
 class _Env:
-    scope: Obj | None
-    ctx: FileContext | None
-    target: Obj | None = None
+    """Where an expression is evaluated: the scope, its file's context, the target."""
+
+    __slots__ = ("scope", "ctx", "target")
+
+    def __init__(self, scope: Obj | None, ctx: FileContext | None,
+                 target: Obj | None = None) -> None:
+        self.scope = scope
+        self.ctx = ctx
+        self.target = target
 
 
 class Evaluator:
@@ -742,6 +784,7 @@ class Evaluator:
         self._globals: dict[str, Any] = {}
         self._globals_busy: set[str] = set()
         self._type_infos: dict[tuple[int, int], tuple[A.TypeExpr | None, TypeInfo]] = {}
+        self._type_refs: dict[tuple, tuple[FileContext | None, TypeInfo, Any]] = {}
         # Templates (see template()): each kept as its parent's key plus the specs its own
         # statements changed (linear in the source); full tables only for the most recently
         # used, since a chain of n models would otherwise hold n tables of up to n specs.
@@ -857,6 +900,15 @@ class Evaluator:
             self._quiet = before
 
     def _type_ref(self, ref: A.TypeRef, ctx: FileContext | None) -> TypeInfo:
+        # Every 'link7 is Link' names the same type: one TypeInfo per name and file
+        # context, once it resolved without a word to report (no unknown or 0.16 name,
+        # whose reports belong to each place that writes them).
+        key = (ref.name.parts, ref.array, id(ctx))
+        hit = self._type_refs.get(key)
+        # (valid while model_type() would still give the same ModelType for the name)
+        if hit is not None and hit[0] is ctx and (
+                hit[2] is None or self._types.get(hit[2].qname) is hit[2]):
+            return hit[1]
         t = self.resolve_type_name(ref.name, ctx)
         if isinstance(t, ModelType):
             base = TypeInfo("model", t.qname, model=t)
@@ -864,9 +916,11 @@ class Evaluator:
             base = TypeInfo("prim", t)
         else:
             base = TypeInfo("unknown", str(ref.name))
-        if ref.array:
-            return TypeInfo("array", str(ref), elem=base)
-        return base
+        info = TypeInfo("array", str(ref), elem=base) if ref.array else base
+        if isinstance(t, str) or (isinstance(t, ModelType)
+                                  and not self.ws.resolve(ref.name.parts, ctx)[2]):
+            self._type_refs[key] = (ctx, info, t if isinstance(t, ModelType) else None)
+        return info
 
     def spec_type(self, spec: Spec) -> TypeInfo:
         if spec._type is None:
@@ -1112,6 +1166,20 @@ class Evaluator:
         return value
 
     def _eval(self, e: A.Expr, env: _Env, expected: TypeInfo | None) -> Any:
+        # The frequent node types by identity first (cheaper than a chain of isinstance
+        # calls); any other, or a subclass, by the general chain below.
+        t = type(e)
+        if t is _NameRef:
+            return self._name(e, env)  # type: ignore[arg-type]
+        if t is _Member:
+            return self._member(self._eval(e.target, env, None), e)  # type: ignore[attr-defined]
+        if t is _NumberLit:
+            return e.value  # type: ignore[attr-defined]
+        if t is _ArrayLit:
+            elem = expected.elem if expected is not None and expected.kind == "array" else None
+            return [self._eval(i, env, elem) for i in e.items]  # type: ignore[attr-defined]
+        if t is _Call:
+            return self._call(e, env)  # type: ignore[arg-type]
         if isinstance(e, A.NumberLit):
             return e.value
         if isinstance(e, A.BoolLit):
@@ -1211,7 +1279,7 @@ class Evaluator:
     def _name(self, e: A.NameRef, env: _Env) -> Any:
         n = e.name
         for obj in (env.scope, env.target):
-            if obj is not None and obj.has(n):
+            if obj is not None and n in obj.specs:
                 self._reads += 1
                 return obj.get(n, e)
         found, rest, renamed = self.ws.resolve((n,), env.ctx)

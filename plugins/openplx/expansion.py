@@ -110,6 +110,8 @@ def _evaluate(formula: tuple, memo: dict[Any, int]) -> int:
 
 def _key(node: _Node) -> Any:
     t, traits, blocks = node
+    if not blocks:
+        return node  # (t, traits, ()): already its own key
     return (t, traits, tuple(id(stmt) for stmt, _ in blocks))
 
 
@@ -153,9 +155,23 @@ def _contained(ev: Evaluator, ti: TypeInfo, mods: list, optional: bool) -> _Node
     whole = [m for m in mods if not m.path and m.kind in ("value", "const")]
     if whole or (optional and not mods):
         return None  # a reference or a computed value, not a contained instance
+    # A block that declares no attribute (``connectors: [...]`` under a mate) adds nothing
+    # to the count: the node is the plain type's, counted once for all such instances.
     blocks = tuple((m.stmt, m.ctx) for m in mods if not m.path and m.kind == "block"
-                   and m.stmt is not None)
+                   and m.stmt is not None and _may_declare(m.stmt))
     return (ti.model, tuple(ti.traits), blocks)
+
+
+def _may_declare(stmt: A.Stmt) -> bool:
+    """Does the block of ``stmt`` hold a statement :func:`_declared_in` looks at?"""
+    todo = list(stmt.children)
+    while todo:
+        s = todo.pop()
+        if isinstance(s, A.AttrDecl) and s.value is None:
+            return True
+        if isinstance(s, A.Assign) and s.value is None:
+            todo.extend(s.children)
+    return False
 
 
 def _declared_in(ev: Evaluator, stmt: A.Stmt, ctx: Any) -> Iterator[_Node]:

@@ -13,7 +13,8 @@ import re
 import sys
 from dataclasses import dataclass
 
-__all__ = ["Kind", "Token", "tokenize", "TRIVIA", "KEYWORDS", "LINE_BREAK", "line_breaks"]
+__all__ = ["Kind", "Token", "tokenize", "tokens_between", "TokenSpan", "scan_lines", "TRIVIA",
+           "KEYWORDS", "LINE_BREAK", "line_breaks"]
 
 
 class Kind(enum.Enum):
@@ -79,67 +80,201 @@ _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 #: Digits an integer literal may have: more than a 64-bit float can hold is a mistake (and
 #: Python refuses to convert more than 4,300 digits to an int at all).
 MAX_INT_DIGITS = 309
-#: One token at a position, tried in this order; a string's opening quote is matched
-#: here and scanned by ``_scan_string``.  One regular expression per token keeps the
-#: tokenizer fast (it reads every byte of every bundle file a load needs).
+#: Every token, tried in this order at each position.  Strings are matched whole: a
+#: triple-quoted one up to the first closing quotes (or, unterminated, to the end of the
+#: text), a plain one up to its closing quote (or, unterminated, to the line break); any
+#: other character is an ``error`` token of its own.  So every character belongs to a
+#: match and one ``finditer`` walks the whole text (it reads every byte of every bundle
+#: file a load needs).
 _TOKEN = re.compile(r"""
-    (?P<newline>\r\n|\r|\n)
-  | (?P<ws>[ \t\f\v]+)
-  | (?P<comment>\#[^\r\n]*)
+    (?P<ws>[ \t\f\v]+)
   | (?P<name>[^\W\d]\w*)
-  | (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
-  | (?P<string>[@$]?")
   | (?P<op>->|[:.,()\[\]{}+\-*/])
+  | (?P<newline>\r\n|\r|\n)
+  | (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+  | (?P<comment>\#[^\r\n]*)
+  | (?P<string>[@$]?(?:"{3}[\s\S]*?"{3}|"{3}[\s\S]*|"[^"\r\n]*"?))
+  | (?P<error>[\s\S])
 """, re.VERBOSE)
-_KINDS = {"newline": Kind.NEWLINE, "ws": Kind.WS, "comment": Kind.COMMENT, "name": Kind.NAME,
-          "op": Kind.OP}
+_WS, _NAME_GROUP, _OP, _NEWLINE, _NUMBER_GROUP, _COMMENT, _STRING = (
+    _TOKEN.groupindex[g] for g in ("ws", "name", "op", "newline", "number", "comment", "string"))
+#: ``_TOKEN`` for :func:`scan_lines`: the spaces before a token are part of its match (one
+#: match per token instead of two); spaces at the very end match alone (no group).
+_SCAN = re.compile(r"""
+    [ \t\f\v]*
+    (?:
+        (?P<name>[^\W\d]\w*)
+      | (?P<op>->|[:.,()\[\]{}+\-*/])
+      | (?P<newline>\r\n|\r|\n)
+      | (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+      | (?P<comment>\#[^\r\n]*)
+      | (?P<string>[@$]?(?:"{3}[\s\S]*?"{3}|"{3}[\s\S]*|"[^"\r\n]*"?))
+      | (?P<error>[^ \t\f\v])
+    )
+  | [ \t\f\v]+
+""", re.VERBOSE)
+_S_NAME, _S_OP, _S_NEWLINE, _S_COMMENT = (
+    _SCAN.groupindex[g] for g in ("name", "op", "newline", "comment"))
+#: _SCAN's group numbers of the rare kinds, as _rare() knows them (_TOKEN's).
+_RARE_OF_SCAN = {_SCAN.groupindex[g]: _TOKEN.groupindex[g] for g in ("number", "string", "error")}
 
 
 def tokenize(text: str) -> list[Token]:
     """Split ``text`` into tokens; never raises (bad input becomes ``ERROR`` tokens)."""
+    tokens, line, line_start = _tokenize(text, 0, len(text), 1, 0)
+    tokens.append(Token(Kind.EOF, "", line, len(text) - line_start + 1))
+    return tokens
+
+
+def tokens_between(text: str, start: int, end: int, line: int) -> list[Token]:
+    """The tokens :func:`tokenize` makes for ``text[start:end]``, where ``start`` begins
+    line ``line`` and ``end`` ends a token (no ``EOF``)."""
+    return _tokenize(text, start, end, line, start)[0]
+
+
+def _tokenize(text: str, pos: int, end: int, line: int, line_start: int
+              ) -> tuple[list[Token], int, int]:
+    """The tokens of ``text[pos:end]``, and the line and the index it starts at after them."""
     tokens: list[Token] = []
     append = tokens.append
-    pos, line, line_start, n = 0, 1, 0, len(text)
-    if text.startswith("\ufeff"):
+    if pos == 0 and text.startswith("\ufeff"):
         append(Token(Kind.WS, "\ufeff", 1, 1))
         pos = 1
-    match = _TOKEN.match
-    while pos < n:
-        m = match(text, pos)
-        group = m.lastgroup if m is not None else None
-        col = pos - line_start + 1
-        if group is None:
-            c = text[pos]
-            if c == "'":
-                msg = "single quotes do not delimit strings; use double quotes"
-            elif c in "<>=!&|":
-                msg = f"unexpected character '{c}' (OpenPLX has no comparison or logic operators)"
-            else:
-                msg = f"unexpected character {c!r}"
-            append(Token(Kind.ERROR, c, line, col, None, msg))
-            pos += 1
-            continue
-        end = m.end()
-        if group == "ws" or group == "name" or group == "op":  # most tokens
-            append(Token(_KINDS[group], text[pos:end], line, col))
-        elif group == "string":
-            end, value, error, newlines = _scan_string(text, pos)
-            append(Token(Kind.ERROR if error else Kind.STRING, text[pos:end], line, col, value,
-                         error))
-            if newlines:
-                line += newlines
-                line_start = line_breaks(text, pos, end)[1]
-        elif group == "number":
-            value, error = _number(m.group())
-            append(Token(Kind.ERROR if error else Kind.NUMBER, text[pos:end], line, col, value,
-                         error))
+    # The loop makes a Token per character run of the input: tokens are made without
+    # calling the dataclass __init__ (a Python frame each), their fields set here.
+    new, T = object.__new__, Token
+    WS, NAME, OP, NEWLINE = Kind.WS, Kind.NAME, Kind.OP, Kind.NEWLINE
+    for m in _TOKEN.finditer(text, pos, end):
+        group = m.lastindex  # the groups of _TOKEN, by number: ints compare fastest
+        tok = new(T)
+        tok.text = m.group()
+        tok.line = line
+        tok.col = m.start() - line_start + 1
+        tok.value = None
+        tok.error = ""
+        if group == _WS:
+            tok.kind = WS
+        elif group == _NAME_GROUP:
+            tok.kind = NAME
+        elif group == _OP:
+            tok.kind = OP
+        elif group == _NEWLINE:
+            tok.kind = NEWLINE
+            line, line_start = line + 1, m.end()
+        elif group == _COMMENT:
+            tok.kind = Kind.COMMENT
         else:
-            append(Token(_KINDS[group], text[pos:end], line, col))
-            if group == "newline":
-                line, line_start = line + 1, end
-        pos = end
-    tokens.append(Token(Kind.EOF, "", line, pos - line_start + 1))
-    return tokens
+            line, line_start = _rare(tok, group, text, m.start(), m.end(), line, line_start)
+        append(tok)
+    return tokens, line, line_start
+
+
+def _rare(tok: Token, group: int, text: str, start: int, end: int, line: int,
+          line_start: int) -> tuple[int, int]:
+    """Kind, value and error of a number, string or error token; returns the line and
+    the index its start, after it (a triple-quoted string may span lines)."""
+    if group == _NUMBER_GROUP:
+        tok.value, tok.error = _number(tok.text)
+        tok.kind = Kind.ERROR if tok.error else Kind.NUMBER
+    elif group == _STRING:
+        tok.value, tok.error = _string(tok.text)
+        tok.kind = Kind.ERROR if tok.error else Kind.STRING
+        if "\n" in tok.text or "\r" in tok.text:  # a triple-quoted string's lines
+            newlines, after = line_breaks(text, start, end)
+            line, line_start = line + newlines, after
+    else:
+        c = tok.text
+        if c == "'":
+            tok.error = "single quotes do not delimit strings; use double quotes"
+        elif c in "<>=!&|":
+            tok.error = (f"unexpected character '{c}' (OpenPLX has no comparison or logic "
+                         "operators)")
+        else:
+            tok.error = f"unexpected character {c!r}"
+        tok.kind = Kind.ERROR
+    return line, line_start
+
+
+class TokenSpan:
+    """The tokens of ``text[start:end]``, made when first asked for (:meth:`tokens`).
+
+    A statement keeps the exact tokens of its line (spaces, comments, line break) for the
+    writer; a load that only evaluates never reads them, so they wait here."""
+
+    __slots__ = ("text", "start", "end", "line")
+
+    def __init__(self, text: str, start: int, end: int, line: int) -> None:
+        self.text, self.start, self.end, self.line = text, start, end, line
+
+    def tokens(self) -> list[Token]:
+        return tokens_between(self.text, self.start, self.end, self.line)
+
+
+#: A logical line found by :func:`scan_lines`: ``(start, end, line, significant tokens,
+#: indentation text or None)``.
+ScannedLine = tuple[int, int, int, list[Token], "str | None"]
+
+
+def scan_lines(text: str) -> tuple[list[ScannedLine], bool] | None:
+    """Logical lines of a text in which no bracket stays open at a line break or at the
+    end (the usual file), with only their significant tokens made (the others are what
+    ``TokenSpan(text, start, end, line)`` makes later); and whether an ``ERROR`` token was
+    met.  None for any other text (or one with a byte order mark anywhere): the parser cuts
+    :func:`tokenize`'s tokens into lines then."""
+    if "\ufeff" in text:  # (the parser measures the indentation after one specially)
+        return None
+    lines: list[ScannedLine] = []
+    sig: list[Token] = []
+    line, line_start = 1, 0  # physical line and the index it starts at
+    start, first_line = 0, 1  # the logical line's start and its first physical line
+    indent: str | None = None
+    depth = 0  # brackets open, counted as the parser's line splitting counts them
+    bad = False
+    new, T = object.__new__, Token
+    NAME, OP = Kind.NAME, Kind.OP
+    S_NAME, S_OP, S_NEWLINE, S_COMMENT = _S_NAME, _S_OP, _S_NEWLINE, _S_COMMENT
+    for m in _SCAN.finditer(text):
+        group = m.lastindex
+        if group is None:  # spaces at the end of the text
+            if m.start() == start:
+                indent = m.group()
+            continue
+        at = m.start(group)
+        if at != m.start() and m.start() == start:  # the indentation: spaces at column 1
+            indent = text[start:at]
+        if group == S_NEWLINE:
+            if depth:
+                return None  # a statement continues on the next line
+            line, line_start = line + 1, m.end()
+            lines.append((start, line_start, first_line, sig, indent))
+            sig, start, first_line, indent = [], line_start, line, None
+            continue
+        if group == S_COMMENT:
+            continue
+        tok = new(T)
+        tok.text = m.group(group)
+        tok.line = line
+        tok.col = at - line_start + 1
+        tok.value = None
+        tok.error = ""
+        if group == S_NAME:
+            tok.kind = NAME
+        elif group == S_OP:
+            tok.kind = OP
+            if tok.text in "([{":
+                depth += 1
+            elif depth and tok.text in ")]}":
+                depth -= 1
+        else:
+            line, line_start = _rare(tok, _RARE_OF_SCAN[group], text, at, m.end(), line,
+                                     line_start)
+            bad = bad or tok.kind is Kind.ERROR
+        sig.append(tok)
+    if depth:
+        return None  # brackets never closed
+    if start < len(text):
+        lines.append((start, len(text), first_line, sig, indent))
+    return lines, bad
 
 
 def _number(s: str) -> tuple[float | int | None, str]:
@@ -156,25 +291,17 @@ def _number(s: str) -> tuple[float | int | None, str]:
 _MAX_REAL = int(sys.float_info.max)
 
 
-def _scan_string(text: str, pos: int) -> tuple[int, str, str, int]:
-    """Scan a string literal at ``pos``: returns (end, value, error, newlines consumed).
+def _string(text: str) -> tuple[str, str]:
+    """``(value, error)`` of a string literal's whole text (as ``_TOKEN`` matches it).
 
     ``"..."`` may not contain a line break; ``\"\"\"...\"\"\"`` may.  ``@"..."`` and
     ``$"..."`` are plain strings with a prefix.  There are no escape sequences.
     """
-    start = pos
-    if text[pos] in "@$":
-        pos += 1
-    if text.startswith('"""', pos):
-        close = text.find('"""', pos + 3)
-        if close < 0:
-            end = len(text)
-            return end, "", "unterminated triple-quoted string", line_breaks(text, start, end)[0]
-        end = close + 3
-        return end, text[pos + 3:close], "", line_breaks(text, start, end)[0]
-    end = pos + 1
-    while end < len(text) and text[end] not in '"\r\n':
-        end += 1
-    if end >= len(text) or text[end] != '"':
-        return end, "", "unterminated string (a line ends before the closing quote)", 0
-    return end + 1, text[pos + 1:end], "", 0
+    body = text[1:] if text[0] in "@$" else text
+    if body.startswith('"""'):
+        if len(body) >= 6 and body.endswith('"""'):
+            return body[3:-3], ""
+        return "", "unterminated triple-quoted string"
+    if len(body) >= 2 and body.endswith('"'):
+        return body[1:-1], ""
+    return "", "unterminated string (a line ends before the closing quote)"

@@ -7,8 +7,8 @@ problems found so far.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from snapframe.core.diagnostics import Code, Diagnostics, Severity
 
@@ -23,17 +23,27 @@ __all__ = ["OpenPlxFile", "load_file", "load_text", "SYSTEM_TYPE"]
 SYSTEM_TYPE = "Physics3D.System"
 
 
-@dataclass(eq=False)
 class OpenPlxFile:
-    """A loaded user file."""
+    """A loaded user file.  (Written out, not a dataclass(eq=False): the same constructor,
+    identity equality and repr, without the code a dataclass generates at import.)"""
 
-    path: str
-    text: str
-    source: A.SourceFile
-    workspace: Workspace
-    ctx: FileContext
-    evaluator: Evaluator
-    problems: list[OpenPlxProblem] = field(default_factory=list)
+    _NEW: Any = object()  # default of problems: a new list per file
+
+    def __init__(self, path: str, text: str, source: A.SourceFile, workspace: Workspace,
+                 ctx: FileContext, evaluator: Evaluator,
+                 problems: list[OpenPlxProblem] = _NEW) -> None:
+        self.path = path
+        self.text = text
+        self.source = source
+        self.workspace = workspace
+        self.ctx = ctx
+        self.evaluator = evaluator
+        self.problems = [] if problems is OpenPlxFile._NEW else problems
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(path={self.path!r}, text={self.text!r}, "
+                f"source={self.source!r}, workspace={self.workspace!r}, ctx={self.ctx!r}, "
+                f"evaluator={self.evaluator!r}, problems={self.problems!r})")
 
     # -- models -------------------------------------------------------------------
     def symbols(self) -> list[ModelSymbol]:

@@ -304,8 +304,12 @@ class MateWriter:
                        "not a body or system saved in the file; it is not saved", frame.source)
             return
         X_OC = self._frame_in_owner(frame, owner)
-        name = self._new_name(owner_path, short_name(frame) if isinstance(frame, MateConnector)
-                              else self._frame_short(frame))
+        wanted = short_name(frame) if isinstance(frame, MateConnector) else \
+            self._frame_short(frame)
+        name = self._new_name(owner_path, wanted)
+        if name != wanted:
+            self._warn(f"frame '{frame.name}' is saved as connector '{name}' (its name is taken "
+                       "or is no OpenPLX name)", frame.source)
         path = f"{owner_path}.{name}"
         kind = T_CONNECTOR
         extra: list[str] = []
@@ -439,6 +443,9 @@ class MateWriter:
                                           *("    " + line for line in _axes_lines(X_OC))])
             refs.append(self._ref(f"{owner}.{cname}"))
         name = self._new_name(system, joint.name)
+        if name != joint.name:
+            self._warn(f"joint '{joint.name}' is saved as mate '{name}' (its name is taken or "
+                       "is no OpenPLX name)", joint.source)
         head = ".".join(self._rel(f"{system}.{name}"))
         self.editor.append(self.top, [f"{head} is Physics3D.Interactions.{mate_type}:",
                                       f"    connectors: [{refs[0]}, {refs[1]}]"])

@@ -14,7 +14,6 @@ an affine transform is ``(V position, Q rotation)`` and maps a point ``v`` to
 from __future__ import annotations
 
 import math
-import statistics
 from typing import Sequence
 
 from snapframe.core.pose import Pose, matrix_from_quat, quat_from_matrix
@@ -315,12 +314,23 @@ def _harmonic(values: Sequence[float]) -> float:
     return len(values) / sum(1.0 / v for v in values)
 
 
+# statistics (with fractions and decimal) is imported when a file uses these: most never do.
+def _mean(values: Sequence[float]) -> float:
+    import statistics
+    return statistics.fmean(values)
+
+
+def _median(values: Sequence[float]) -> float:
+    import statistics
+    return statistics.median(values)
+
+
 #: ``Math.Functions`` by name.  ``arctan2(x, y)`` passes its arguments in the declared
 #: order to atan2 (first argument is the numerator, as in C's ``atan2(y, x)``).
 FUNCTIONS = {
     "sin": math.sin, "cos": math.cos, "tan": math.tan, "arcsin": math.asin,
     "arccos": math.acos, "arctan": math.atan, "arctan2": math.atan2, "sqrt": math.sqrt,
-    "pow": math.pow, "mean": lambda v: statistics.fmean(v), "median": statistics.median,
+    "pow": math.pow, "mean": _mean, "median": _median,
     "harmonic_mean": _harmonic, "min": min, "max": max, "sum": lambda v: math.fsum(v),
     "equals_approx": lambda value, ref: abs(value - ref) <= 1e-6 * max(1.0, abs(ref)),
     "inf": lambda: math.inf, "neg_inf": lambda: -math.inf,

@@ -13,15 +13,16 @@ a line may be deeper than a preceding annotation (``World.openplx`` does this).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from operator import attrgetter
 
 from . import ast as A
 from .errors import OpenPlxProblem, OpenPlxSyntaxError
-from .lexer import KEYWORDS, TRIVIA, Kind, Token, line_breaks, tokenize
+from .lexer import KEYWORDS, TRIVIA, Kind, Token, TokenSpan, line_breaks, scan_lines, tokenize
 
 __all__ = ["parse", "parse_expression"]
 
 _LITERAL_STRING_KINDS = {'"': "plain", "@": "at", "$": "dollar"}
+_KIND_OF = attrgetter("kind")
 _OP, _NAME = Kind.OP, Kind.NAME
 
 #: Brackets, parentheses, calls, indexing and unary signs may nest this deep in one
@@ -48,27 +49,44 @@ def parse_expression(text: str, path: str = "") -> A.Expr:
 # -- block structure ------------------------------------------------------------------
 
 
-@dataclass
 class _Line:
-    tokens: list[Token]          # all tokens of the logical line, incl. trivia and newline
-    sig: list[Token]             # significant tokens
-    indent: int                  # indentation width (tabs to multiples of 8)
-    error: tuple[str, int, int] | None = None   # a structural error found while splitting
+    """A logical line.  (Plain classes here and below: a dataclass costs more to create,
+    at import, than parsing a small file.)"""
+
+    __slots__ = ("tokens", "sig", "indent", "error")
+
+    def __init__(self, tokens: list[Token] | TokenSpan, sig: list[Token], indent: int,
+                 error: tuple[str, int, int] | None = None) -> None:
+        # all tokens of the logical line, incl. trivia and newline (or a span making them)
+        self.tokens = tokens
+        self.sig = sig  # significant tokens
+        self.indent = indent  # indentation width (tabs to multiples of 8)
+        self.error = error  # a structural error found while splitting
 
 
-@dataclass
 class _Frame:
-    owner: A.Stmt | None
-    owner_indent: int
-    block_indent: int | None
-    children: list[A.Stmt]
-    raw: bool = False
-    last: A.Stmt | None = None
+    """A block being parsed: the statement that opened it and its indentation."""
+
+    __slots__ = ("owner", "owner_indent", "block_indent", "children", "raw", "last")
+
+    def __init__(self, owner: A.Stmt | None, owner_indent: int, block_indent: int | None,
+                 children: list[A.Stmt], raw: bool = False, last: A.Stmt | None = None
+                 ) -> None:
+        self.owner = owner
+        self.owner_indent = owner_indent
+        self.block_indent = block_indent
+        self.children = children
+        self.raw = raw
+        self.last = last
 
 
 def _indent_width(tok: Token) -> int:
+    return _text_indent_width(tok.text)
+
+
+def _text_indent_width(text: str) -> int:
     width = 0
-    for ch in tok.text:
+    for ch in text:
         if ch == "\ufeff":  # a byte order mark is not indentation
             continue
         width = (width // 8 + 1) * 8 if ch == "\t" else width + 1
@@ -90,26 +108,25 @@ def _split_lines(tokens: list[Token]) -> tuple[list[_Line], list[tuple[Token, in
     opened: list[Token] = []
     stmt_indent = 0
     n = len(tokens)
-    i = 0
     EOF, WS, OP, NEWLINE = Kind.EOF, Kind.WS, Kind.OP, Kind.NEWLINE  # locals: the hot loop
-    while i < n:
-        tok = tokens[i]
+    for i, tok in enumerate(tokens):
         kind = tok.kind
         if kind is EOF:
             break
         if not current:
             stmt_indent = _indent_width(tok) if kind is WS and tok.col == 1 else 0
         elif opened and tok.col == 1 and kind is not NEWLINE:
-            j = i + 1 if tok.kind is Kind.WS else i
+            j = i + 1 if kind is WS else i
             first = tokens[j] if j < n else tok
             if first.kind not in (Kind.NEWLINE, Kind.COMMENT, Kind.EOF):
-                indent = _indent_width(tok) if tok.kind is Kind.WS else 0
+                indent = _indent_width(tok) if kind is WS else 0
                 closing = first.kind is Kind.OP and first.text in ")]}"
                 if indent < stmt_indent or (indent == stmt_indent and not closing):
                     unclosed.append((opened[0], len(lines)))
                     lines.append(_make_line(current))
                     current, opened = [], []
-                    continue
+                    # this token starts the next line
+                    stmt_indent = _indent_width(tok) if kind is WS else 0
         current.append(tok)
         if kind is OP:
             text = tok.text
@@ -120,7 +137,6 @@ def _split_lines(tokens: list[Token]) -> tuple[list[_Line], list[tuple[Token, in
         elif kind is NEWLINE and not opened:
             lines.append(_make_line(current))
             current = []
-        i += 1
     if current:
         if opened:
             unclosed.append((opened[0], len(lines)))
@@ -129,22 +145,50 @@ def _split_lines(tokens: list[Token]) -> tuple[list[_Line], list[tuple[Token, in
 
 
 _INSIGNIFICANT = frozenset({*TRIVIA, Kind.NEWLINE})
+_INDENTS: dict[str, int] = {}
 
 
 def _make_line(tokens: list[Token]) -> _Line:
     sig = [t for t in tokens if t.kind not in _INSIGNIFICANT]
     first = tokens[0]
-    indent = _indent_width(first) if first.kind is Kind.WS and first.col == 1 else 0
+    indent = _indent_of(first.text) if first.kind is Kind.WS and first.col == 1 else 0
     if first.text == "\ufeff" and len(tokens) > 1 and tokens[1].kind is Kind.WS:
         indent = _indent_width(tokens[1])
     return _Line(tokens, sig, indent)
 
 
+def _indent_of(text: str) -> int:
+    """The width of an indentation (the few that files use are kept)."""
+    indent = _INDENTS.get(text, -1)
+    if indent < 0:
+        indent = _text_indent_width(text)
+        if len(text) <= 64:
+            _INDENTS[text] = indent
+    return indent
+
+
+def _scanned_lines(text: str, scanned: list) -> list[_Line]:
+    """The lines :func:`.lexer.scan_lines` found, their tokens left to be made."""
+    return [_Line(TokenSpan(text, start, end, line), sig,
+                  _indent_of(indent) if indent is not None else 0)
+            for start, end, line, sig, indent in scanned]
+
+
 class _FileParser:
     def __init__(self, text: str, path: str) -> None:
         self.path = path
-        self.tokens = tokenize(text)
+        self.text = text
         self.problems: list[OpenPlxProblem] = []
+        scanned = scan_lines(text)
+        if scanned is not None:
+            # The usual file: lines cut while scanning, only significant tokens made.
+            self.lines, self.unclosed = _scanned_lines(text, scanned[0]), []
+            #: Any ERROR token at all?  (Lines are searched for one only when there is.)
+            self.has_bad_tokens = scanned[1]
+        else:
+            tokens = tokenize(text)
+            self.lines, self.unclosed = _split_lines(tokens)
+            self.has_bad_tokens = Kind.ERROR in map(_KIND_OF, tokens)
 
     def problem(self, message: str, line: int, col: int) -> None:
         self.problems.append(OpenPlxProblem(message, self.path, line, col))
@@ -152,15 +196,23 @@ class _FileParser:
     def run(self) -> A.SourceFile:
         root = _Frame(None, -1, 0, [])
         stack = [root]
-        pending: list[Token] = []
-        lines, unclosed = _split_lines(self.tokens)
+        # The blank and comment lines before the next statement: their tokens, or (lines
+        # from scan_lines) the first one's span, which is extended to the statement.
+        pending: list[Token] | TokenSpan = []
+        lines, unclosed = self.lines, self.unclosed
         unclosed_at = {index: tok for tok, index in unclosed}
         for index, line in enumerate(lines):
             if index in unclosed_at:
                 tok = unclosed_at[index]
                 line.error = (f"'{tok.text}' is never closed", tok.line, tok.col)
             if not line.sig:
-                pending.extend(line.tokens)
+                if line.tokens.__class__ is TokenSpan:
+                    if not pending:
+                        pending = line.tokens
+                    else:
+                        pending.end = line.tokens.end  # type: ignore[union-attr]
+                else:
+                    pending.extend(line.tokens)  # type: ignore[union-attr]
                 continue
             first = line.sig[0]
             w = line.indent
@@ -215,9 +267,10 @@ class _FileParser:
         try:
             if line.error is not None:
                 raise OpenPlxSyntaxError(*line.error)
-            bad = next((t for t in line.sig if t.kind is Kind.ERROR), None)
-            if bad is not None:
-                raise OpenPlxSyntaxError(bad.error, bad.line, bad.col)
+            if self.has_bad_tokens:
+                bad = next((t for t in line.sig if t.kind is Kind.ERROR), None)
+                if bad is not None:
+                    raise OpenPlxSyntaxError(bad.error, bad.line, bad.col)
             stmt = p.top_statement() if top_level else p.member_statement()
         except OpenPlxSyntaxError as exc:
             self.problem(exc.message, exc.line, exc.col)
@@ -232,29 +285,33 @@ class _FileParser:
 class _LineParser:
     """Parses the significant tokens of one logical line."""
 
+    __slots__ = ("toks", "n", "path", "i", "depth")
+
     def __init__(self, toks: list[Token], path: str) -> None:
         self.toks = toks
+        self.n = len(toks)
         self.path = path
         self.i = 0
         self.depth = 0  # current bracket/sign nesting of the expression being parsed
-        last = toks[-1] if toks else None
-        # Position reported for "end of line": just after the last token.
-        if last is None:
-            self.end_pos = (1, 1)
-        else:
-            breaks, after = line_breaks(last.text)
-            if breaks:
-                self.end_pos = (last.line + breaks, len(last.text) - after + 1)
-            else:
-                self.end_pos = (last.line, last.col + len(last.text))
+
+    @property
+    def end_pos(self) -> tuple[int, int]:
+        """Position reported for "end of line": just after the last token."""
+        if not self.toks:
+            return (1, 1)
+        last = self.toks[-1]
+        breaks, after = line_breaks(last.text)
+        if breaks:
+            return (last.line + breaks, len(last.text) - after + 1)
+        return (last.line, last.col + len(last.text))
 
     # -- token helpers -------------------------------------------------------------
     def peek(self, k: int = 0) -> Token | None:
         j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
+        return self.toks[j] if j < self.n else None
 
     def at_end(self) -> bool:
-        return self.i >= len(self.toks)
+        return self.i >= self.n
 
     def next(self) -> Token:
         tok = self.peek()
@@ -281,7 +338,7 @@ class _LineParser:
     # accept_op/accept_kw/ident are the parser's inner loop: written out for speed.
     def accept_op(self, text: str) -> Token | None:
         i = self.i
-        if i < len(self.toks):
+        if i < self.n:
             tok = self.toks[i]
             if tok.kind is _OP and tok.text == text:
                 self.i = i + 1
@@ -290,7 +347,7 @@ class _LineParser:
 
     def accept_kw(self, word: str) -> Token | None:
         i = self.i
-        if i < len(self.toks):
+        if i < self.n:
             tok = self.toks[i]
             if tok.kind is _NAME and tok.text == word:
                 self.i = i + 1
@@ -311,7 +368,7 @@ class _LineParser:
 
     def ident(self, what: str) -> Token:
         i = self.i
-        tok = self.toks[i] if i < len(self.toks) else None
+        tok = self.toks[i] if i < self.n else None
         if tok is None or tok.kind is not Kind.NAME:
             raise self.error(f"expected {what}, found {self.describe(tok)}", tok)
         if tok.text in KEYWORDS:
@@ -322,7 +379,12 @@ class _LineParser:
     def qname(self, what: str) -> A.QName:
         first = self.ident(what)
         parts = [first.text]
-        while self.accept_op("."):
+        toks, n = self.toks, self.n
+        while self.i < n:
+            tok = toks[self.i]
+            if tok.kind is not _OP or tok.text != ".":
+                break
+            self.i += 1
             parts.append(self.ident(what).text)
         return A.QName(self.path, first.line, first.col, tuple(parts))
 
@@ -349,6 +411,9 @@ class _LineParser:
     def top_statement(self) -> A.Stmt:
         first = self.peek()
         pos = self.node_args(first)
+        if first is not None and first.kind is _NAME and first.text not in KEYWORDS:
+            # The common case, a model or a global: no keyword form below applies.
+            return self._declaration(pos, False)
         self.keyword_as_name()
         if first.is_name("import"):
             self.i += 1
@@ -382,7 +447,10 @@ class _LineParser:
             returns = self.returns()
             self.expect_end("the operator declaration")
             return A.OperatorDecl(*pos, op=op.text, params=params, returns=returns)
-        is_const = bool(self.accept_kw("const"))
+        return self._declaration(pos, bool(self.accept_kw("const")))
+
+    def _declaration(self, pos: tuple[str, int, int], is_const: bool) -> A.Stmt:
+        """``Name [is Base]: ...`` or ``Name is Type: value`` (after ``const``, if any)."""
         tok = self.peek()
         if tok is None or tok.kind is not Kind.NAME:
             raise self.error("expected a model, trait, operator or import declaration, found "
@@ -433,6 +501,10 @@ class _LineParser:
     def member_statement(self) -> A.Stmt:
         first = self.peek()
         pos = self.node_args(first)
+        if first is not None and first.kind is _NAME and first.text not in KEYWORDS:
+            # The common case, 'a.b is T', 'a.b becomes T' or 'a.b: value': no keyword
+            # form below applies.
+            return self._simple_member(first) or self._attribute(pos, False, False)
         self.keyword_as_name()
         if first.is_op("."):
             self.i += 1
@@ -460,6 +532,82 @@ class _LineParser:
                                 static=static)
         optional = bool(self.accept_kw("optional"))
         is_const = bool(self.accept_kw("const"))
+        return self._attribute(pos, optional, is_const)
+
+    def _simple_member(self, first: Token) -> A.Stmt | None:
+        """The two most frequent members, ``name is A.B.C`` (with ``:`` for a block) and
+        ``a.b: 1.5``, built at once: exactly the nodes :meth:`_attribute` builds for them.
+        None for any other line (it goes the general way, which also finds the mistakes)."""
+        toks, n, path = self.toks, self.n, self.path
+        if n < 3:
+            return None
+        second = toks[1]
+        if second.kind is _NAME and second.text == "is":
+            i, parts = 2, []
+            while True:  # the type's dotted name
+                tok = toks[i]
+                if tok.kind is not _NAME or tok.text in KEYWORDS:
+                    return None
+                parts.append(tok.text)
+                i += 1
+                if i + 1 < n and toks[i].kind is _OP and toks[i].text == ".":
+                    i += 1
+                    continue
+                break
+            has_block = False
+            if i < n:
+                last = toks[i]
+                if i != n - 1 or last.kind is not _OP or last.text != ":":
+                    return None
+                has_block = True
+            name_tok = toks[2]
+            ref = A.TypeRef(path, name_tok.line, name_tok.col,
+                            A.QName(path, name_tok.line, name_tok.col, tuple(parts)), False)
+            self.i = n
+            return A.AttrDecl(path, first.line, first.col, has_block=has_block,
+                              path=A.QName(path, first.line, first.col, (first.text,)),
+                              type=A.TypeExpr(path, ref.line, ref.col, [ref], [], False),
+                              value=None, optional=False, is_const=False)
+        if second.kind is not _OP or second.text != ":":
+            return None
+        last = toks[-1]
+        if n == 3 and last.kind is Kind.NUMBER:
+            value: A.Expr = A.NumberLit(path, last.line, last.col, last.text, last.value)
+        elif n > 4 and last.kind is _OP and last.text == "]" and toks[2].kind is _OP \
+                and toks[2].text == "[":
+            # 'connectors: [a.end, b.start]': an array of dotted names
+            items: list[A.Expr] = []
+            i = 3
+            while True:
+                tok = toks[i]
+                if tok.kind is not _NAME or tok.text in KEYWORDS:
+                    return None
+                item: A.Expr = A.NameRef(path, tok.line, tok.col, tok.text)
+                i += 1
+                dots = 0
+                while toks[i].kind is _OP and toks[i].text == ".":
+                    tok = toks[i + 1]
+                    dots += 1
+                    if i + 1 == n - 1 or tok.kind is not _NAME or tok.text in KEYWORDS \
+                            or dots > 50:  # (the nesting limit is for the general way)
+                        return None
+                    item = A.Member(path, tok.line, tok.col, item, tok.text)
+                    i += 2
+                items.append(item)
+                if i == n - 1:
+                    break
+                if toks[i].kind is not _OP or toks[i].text != "," or i + 1 == n - 1:
+                    return None
+                i += 1
+            value = A.ArrayLit(path, toks[2].line, toks[2].col, items)
+        else:
+            return None
+        self.i = n
+        return A.Assign(path, first.line, first.col, has_block=False,
+                        path=A.QName(path, first.line, first.col, (first.text,)), value=value)
+
+    def _attribute(self, pos: tuple[str, int, int], optional: bool, is_const: bool) -> A.Stmt:
+        """An attribute declaration, ``becomes`` or assignment, from its path on."""
         path = self.qname("an attribute name")
         if self.accept_kw("is"):
             typ = self.type_expr()
@@ -537,7 +685,11 @@ class _LineParser:
 
     def type_expr(self) -> A.TypeExpr:
         first = self.type_ref()
-        options, traits = [first], []
+        options: list[A.TypeRef] = [first]
+        traits: list[A.QName] = []
+        i = self.i
+        if i >= self.n or self.toks[i].kind is not _NAME:  # no 'with', 'or', 'reference'
+            return A.TypeExpr(self.path, first.line, first.col, options, traits, False)
         if self.accept_kw("with"):
             traits.append(self.qname("a trait name"))
             while self.accept_op(","):
@@ -551,23 +703,25 @@ class _LineParser:
     # -- expressions ----------------------------------------------------------------
     def expr(self) -> A.Expr:
         left = self.term()
-        while True:
-            tok = self.peek()
-            if tok is not None and tok.kind is Kind.OP and tok.text in ("+", "-"):
-                self.i += 1
-                left = A.Binary(*self.node_args(tok), op=tok.text, left=left, right=self.term())
-            else:
-                return left
+        toks, n = self.toks, self.n
+        while self.i < n:
+            tok = toks[self.i]
+            if tok.kind is not _OP or (tok.text != "+" and tok.text != "-"):
+                break
+            self.i += 1
+            left = A.Binary(self.path, tok.line, tok.col, tok.text, left, self.term())
+        return left
 
     def term(self) -> A.Expr:
         left = self.unary()
-        while True:
-            tok = self.peek()
-            if tok is not None and tok.kind is Kind.OP and tok.text in ("*", "/"):
-                self.i += 1
-                left = A.Binary(*self.node_args(tok), op=tok.text, left=left, right=self.unary())
-            else:
-                return left
+        toks, n = self.toks, self.n
+        while self.i < n:
+            tok = toks[self.i]
+            if tok.kind is not _OP or (tok.text != "*" and tok.text != "/"):
+                break
+            self.i += 1
+            left = A.Binary(self.path, tok.line, tok.col, tok.text, left, self.unary())
+        return left
 
     def nest(self, tok: Token) -> None:
         """Enter one more nesting level at ``tok`` (an opening bracket or a sign)."""
@@ -577,8 +731,8 @@ class _LineParser:
                              "levels of brackets, '.', calls, indexing or signs)", tok)
 
     def unary(self) -> A.Expr:
-        tok = self.peek()
-        if tok is not None and tok.kind is Kind.OP and tok.text in ("-", "+"):
+        tok = self.toks[self.i] if self.i < self.n else None
+        if tok is not None and tok.kind is _OP and (tok.text == "-" or tok.text == "+"):
             self.i += 1
             self.nest(tok)
             operand = self.unary()
@@ -589,22 +743,23 @@ class _LineParser:
     def postfix(self) -> A.Expr:
         e = self.primary()
         start = self.depth  # each '.', call and index nests the expression one level more
+        toks, n = self.toks, self.n
         while True:
-            tok = self.peek()
-            if tok is None or tok.kind is not Kind.OP or tok.text not in ".([":
+            tok = toks[self.i] if self.i < n else None
+            if tok is None or tok.kind is not _OP or tok.text not in ".([":
                 self.depth = start
                 return e
             self.i += 1
             self.nest(tok)
             if tok.text == ".":
                 name = self.ident("an attribute or method name after '.'")
-                e = A.Member(*self.node_args(name), target=e, name=name.text)
+                e = A.Member(self.path, name.line, name.col, e, name.text)
             elif tok.text == "(":
-                e = A.Call(*self.node_args(tok), func=e, args=self.items(")", "argument list"))
+                e = A.Call(self.path, tok.line, tok.col, e, self.items(")", "argument list"))
             else:
                 index = self.expr()
                 self.expect_op("]", "to close the index")
-                e = A.Index(*self.node_args(tok), target=e, index=index)
+                e = A.Index(self.path, tok.line, tok.col, e, index)
 
     def items(self, close: str, what: str) -> list[A.Expr]:
         out: list[A.Expr] = []
@@ -631,27 +786,29 @@ class _LineParser:
         return A.StringLit(*self.node_args(tok), text=text, value=tok.value, kind=kind)
 
     def primary(self) -> A.Expr:
-        tok = self.peek()
+        tok = self.toks[self.i] if self.i < self.n else None
         if tok is None:
             raise self.error_at_end("expected a value, found end of line")
+        kind = tok.kind
+        if kind is _NAME:
+            text = tok.text
+            if text not in KEYWORDS:
+                self.i += 1
+                return A.NameRef(self.path, tok.line, tok.col, text)
+            if text in ("true", "false"):
+                self.i += 1
+                return A.BoolLit(self.path, tok.line, tok.col, text == "true")
+            if text == "this":
+                self.i += 1
+                return A.ThisRef(self.path, tok.line, tok.col)
+            raise self.error(f"unexpected keyword '{text}' in an expression", tok)
         pos = self.node_args(tok)
-        if tok.kind is Kind.NUMBER:
+        if kind is Kind.NUMBER:
             self.i += 1
             return A.NumberLit(*pos, text=tok.text, value=tok.value)
-        if tok.kind is Kind.STRING:
+        if kind is Kind.STRING:
             self.i += 1
             return self.string_lit(tok)
-        if tok.kind is Kind.NAME:
-            if tok.text in ("true", "false"):
-                self.i += 1
-                return A.BoolLit(*pos, value=tok.text == "true")
-            if tok.text == "this":
-                self.i += 1
-                return A.ThisRef(*pos)
-            if tok.text in KEYWORDS:
-                raise self.error(f"unexpected keyword '{tok.text}' in an expression", tok)
-            self.i += 1
-            return A.NameRef(*pos, name=tok.text)
         if tok.is_op("("):
             self.i += 1
             self.nest(tok)

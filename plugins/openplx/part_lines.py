@@ -44,10 +44,13 @@ def connector_lines(out: Lines, depth: int, name: str, position, main, normal) -
 
 
 def inertial_lines(out: Lines, depth: int, inertial: Inertial | None) -> None:
+    """A body's mass properties.  What SDFormat leaves unwritten has its SDFormat default
+    written explicitly (a link without ``<inertial>``, or without ``<mass>``, has mass 1
+    and a unit inertia there), because OpenPLX's defaults differ (mass 0)."""
     if inertial is None:
-        return
-    if inertial.mass is not None:
-        out.add(depth, f"inertia.mass: {fmt(inertial.mass)}")
+        inertial = Inertial(mass=1.0)   # SDFormat's default inertial: mass 1, unit tensor
+    if inertial.mass is not None or not inertial.auto:   # (auto: from the geometry)
+        out.add(depth, f"inertia.mass: {fmt(inertial.mass if inertial.mass is not None else 1.0)}")
     if inertial.written_inertia or not inertial.auto:
         i = inertial
         out.add(depth, "inertia.tensor: Physics3D.Bodies.Inertia.symmetric_tensor("
@@ -104,6 +107,10 @@ def geometry_lines(out: Lines, depth: int, node: Collision | Visual, X: Pose,
         kind = "ExternalTriMeshGeometry"
         uri = g.params.get("resolved_path") or g.params.get("uri", "")
         lines = [f'path: "{uri}"', f"scale: {vec_text(g.params.get('scale', (1, 1, 1)))}"]
+        if g.params.get("submesh"):
+            diags.warning(Code.CONVERSION_ERROR, f"{node.kind} '{node.name}' uses submesh "
+                          f"'{g.params['submesh']}'; OpenPLX meshes have no submeshes, the "
+                          "whole mesh is written", node.source)
     elif g.shape == "empty":
         return   # nothing to write, nothing lost
     else:

@@ -17,7 +17,6 @@ declared elsewhere) belongs to it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from snapframe.core.diagnostics import Code, Severity
@@ -50,90 +49,158 @@ MATE_TYPES = {
     "ball": "Physics3D.Interactions.Ball",
     "distance": "Physics3D.Interactions.Distance",
 }
+#: What system() and body() sort their members into, in the order they test.
+_SYSTEM_MEMBERS = (T_SYSTEM, T_BODY, T_CONNECTOR, T_MATE)
+_BODY_MEMBERS = (T_CONNECTOR, T_CONTACT, T_VISUAL)
+_REDIRECTED, _ADAPTIVE = (T_REDIRECTED,), (T_ADAPTIVE,)
 _GEOMETRY_SHAPES = ("Box", "Sphere", "Cylinder", "Capsule", "ConvexMesh", "TriMesh",
                     "ExternalTriMeshGeometry")
 
 
-@dataclass(eq=False)
-class GeometryInfo:
+# The records below are written out (they were ``dataclass(eq=False)``: the same
+# constructors, attributes, identity equality and repr), because creating dataclasses
+# costs more at import than snapping a hundred bodies.
+
+#: Default of a list attribute: each record gets a new empty list.
+_NEW_LIST: Any = object()
+
+
+class _Record:
+    """``repr`` lists ``_fields``, as a dataclass's does."""
+
+    _fields: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__qualname__}({fields})"
+
+
+class GeometryInfo(_Record):
     """A contact or visual geometry of a body: ``shape`` is the OpenPLX model name."""
 
-    path: str
-    name: str
-    obj: Obj
-    contact: bool
-    shape: str
-    params: dict[str, Any]
-    X_BG: Pose
-    declared_sites: list[Mod] = field(default_factory=list)
-    where: tuple[str, int] | None = None
+    _fields = ("path", "name", "obj", "contact", "shape", "params", "X_BG", "declared_sites",
+               "where")
+
+    def __init__(self, path: str, name: str, obj: Obj, contact: bool, shape: str,
+                 params: dict[str, Any], X_BG: Pose, declared_sites: list[Mod] = _NEW_LIST,
+                 where: tuple[str, int] | None = None) -> None:
+        self.path = path
+        self.name = name
+        self.obj = obj
+        self.contact = contact
+        self.shape = shape
+        self.params = params
+        self.X_BG = X_BG
+        self.declared_sites = [] if declared_sites is _NEW_LIST else declared_sites
+        self.where = where
 
 
-@dataclass(eq=False)
-class ConnectorInfo:
-    path: str
+class ConnectorInfo(_Record):
+    _fields = ("path", "name", "obj", "owner", "X_OC", "main_axis", "normal",
+               "redirected_parent", "where", "adaptive")
+
+    def __init__(self, path: str, name: str, obj: Obj | None, owner: str, X_OC: Pose,
+                 main_axis: tuple[float, float, float] = (0.0, 0.0, 1.0),
+                 normal: tuple[float, float, float] = (1.0, 0.0, 0.0),
+                 redirected_parent: str | None = None, where: tuple[str, int] | None = None,
+                 adaptive: bool = False) -> None:
+        self.path = path
+        self.name = name
+        self.obj = obj
+        self.owner = owner
+        self.X_OC = X_OC
+        self.main_axis = main_axis
+        self.normal = normal
+        self.redirected_parent = redirected_parent
+        self.where = where
+        self.adaptive = adaptive
+
+
+class BodyInfo(_Record):
+    _fields = ("path", "name", "obj", "system", "declared", "declared_sites", "mass", "tensor",
+               "X_BCm", "is_dynamic", "connectors", "geometries", "where")
+
+    def __init__(self, path: str, name: str, obj: Obj, system: str, declared: Pose | None,
+                 declared_sites: list[Mod], mass: float | None = None,
+                 tensor: tuple | None = None, X_BCm: Pose = IDENTITY, is_dynamic: bool = True,
+                 connectors: list[ConnectorInfo] = _NEW_LIST,
+                 geometries: list[GeometryInfo] = _NEW_LIST,
+                 where: tuple[str, int] | None = None) -> None:
+        self.path = path
+        self.name = name
+        self.obj = obj
+        self.system = system
+        self.declared = declared
+        self.declared_sites = declared_sites
+        self.mass = mass
+        self.tensor = tensor
+        self.X_BCm = X_BCm
+        self.is_dynamic = is_dynamic
+        self.connectors = [] if connectors is _NEW_LIST else connectors
+        self.geometries = [] if geometries is _NEW_LIST else geometries
+        self.where = where
+
+
+class SystemInfo(_Record):
+    _fields = ("path", "name", "obj", "parent", "declared", "declared_sites", "reference_body",
+               "systems", "bodies", "connectors", "mates", "where")
+
+    def __init__(self, path: str, name: str, obj: Obj, parent: str | None,
+                 declared: Pose | None, declared_sites: list[Mod],
+                 reference_body: str | None = None, systems: list[SystemInfo] = _NEW_LIST,
+                 bodies: list[BodyInfo] = _NEW_LIST,
+                 connectors: list[ConnectorInfo] = _NEW_LIST,
+                 mates: list[MateInfo] = _NEW_LIST,
+                 where: tuple[str, int] | None = None) -> None:
+        self.path = path
+        self.name = name
+        self.obj = obj
+        self.parent = parent
+        self.declared = declared
+        self.declared_sites = declared_sites
+        self.reference_body = reference_body
+        self.systems = [] if systems is _NEW_LIST else systems
+        self.bodies = [] if bodies is _NEW_LIST else bodies
+        self.connectors = [] if connectors is _NEW_LIST else connectors
+        self.mates = [] if mates is _NEW_LIST else mates
+        self.where = where
+
+
+class MateInfo(SnapMate):
+    """A mate as SNAP needs it, plus where the evaluator found it (frozen, equal and hashed
+    as the SnapMate it is)."""
+
+    _fields = SnapMate._fields + ("name", "obj", "system")
     name: str
     obj: Obj | None
-    owner: str
-    X_OC: Pose
-    main_axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
-    normal: tuple[float, float, float] = (1.0, 0.0, 0.0)
-    redirected_parent: str | None = None
-    where: tuple[str, int] | None = None
-    adaptive: bool = False
-
-
-@dataclass(eq=False)
-class BodyInfo:
-    path: str
-    name: str
-    obj: Obj
     system: str
-    declared: Pose | None
-    declared_sites: list[Mod]
-    mass: float | None = None
-    tensor: tuple | None = None
-    X_BCm: Pose = IDENTITY
-    is_dynamic: bool = True
-    connectors: list[ConnectorInfo] = field(default_factory=list)
-    geometries: list[GeometryInfo] = field(default_factory=list)
-    where: tuple[str, int] | None = None
+
+    def __init__(self, path: str, type: str, connectors: tuple[str, str],
+                 initial_angle: float = 0.0, initial_position: float = 0.0,
+                 initial_distance: float = 0.0, enable_snap: bool = True, file: str = "",
+                 line: int = 0, *, name: str = "", obj: Obj | None = None,
+                 system: str = "") -> None:
+        super().__init__(path, type, connectors, initial_angle, initial_position,
+                         initial_distance, enable_snap, file, line)
+        set_field = object.__setattr__
+        set_field(self, "name", name)
+        set_field(self, "obj", obj)
+        set_field(self, "system", system)
 
 
-@dataclass(eq=False)
-class SystemInfo:
-    path: str
-    name: str
-    obj: Obj
-    parent: str | None
-    declared: Pose | None
-    declared_sites: list[Mod]
-    reference_body: str | None = None
-    systems: list["SystemInfo"] = field(default_factory=list)
-    bodies: list[BodyInfo] = field(default_factory=list)
-    connectors: list[ConnectorInfo] = field(default_factory=list)
-    mates: list["MateInfo"] = field(default_factory=list)
-    where: tuple[str, int] | None = None
-
-
-@dataclass(frozen=True, eq=False)
-class MateInfo(SnapMate):
-    """A mate as SNAP needs it, plus where the evaluator found it."""
-
-    name: str = field(default="", kw_only=True)
-    obj: Obj | None = field(default=None, kw_only=True)
-    system: str = field(default="", kw_only=True)
-
-
-@dataclass(eq=False)
-class Assembly:
+class Assembly(_Record):
     """Everything below one root system, flattened in declaration order."""
 
-    root: SystemInfo
-    systems: list[SystemInfo] = field(default_factory=list)
-    bodies: list[BodyInfo] = field(default_factory=list)
-    connectors: list[ConnectorInfo] = field(default_factory=list)
-    mates: list[MateInfo] = field(default_factory=list)
+    _fields = ("root", "systems", "bodies", "connectors", "mates")
+
+    def __init__(self, root: SystemInfo, systems: list[SystemInfo] = _NEW_LIST,
+                 bodies: list[BodyInfo] = _NEW_LIST, connectors: list[ConnectorInfo] = _NEW_LIST,
+                 mates: list[MateInfo] = _NEW_LIST) -> None:
+        self.root = root
+        self.systems = [] if systems is _NEW_LIST else systems
+        self.bodies = [] if bodies is _NEW_LIST else bodies
+        self.connectors = [] if connectors is _NEW_LIST else connectors
+        self.mates = [] if mates is _NEW_LIST else mates
 
     def system(self, path: str) -> SystemInfo | None:
         return next((s for s in self.systems if s.path == path), None)
@@ -217,9 +284,37 @@ class _Collector:
     def members(self, owner: Obj, wanted: tuple[str, ...]) -> list[tuple[str, Obj]]:
         """Contained instances of owner whose declared type may be one of ``wanted``."""
         out = []
+        for name in self._candidates(owner, wanted):
+            value = owner.try_get(name)
+            if isinstance(value, Obj) and value.path == owner.child_path(name):
+                out.append((name, value))
+        self.count(len(out))
+        return out
+
+    def _first_of(self, value: Obj, qnames: tuple[str, ...]) -> int:
+        """The index of the first of ``qnames`` that ``value`` is (-1: none), decided once
+        per model and extra traits."""
+        key = (qnames, value.type, *value.extra_traits)
+        found = self.may_be.get(key)
+        if found is None:
+            found = self.may_be[key] = next(
+                (i for i, q in enumerate(qnames) if value.is_a(q)), -1)
+        return found
+
+    def _candidates(self, owner: Obj, wanted: tuple[str, ...]) -> list[str]:
+        """Attributes of ``owner`` whose declared type may be one of ``wanted``, in order.
+
+        Decided once per declaration (template specs are shared), and for an unmodified
+        instance once per spec table: every instance of a model shares its table."""
+        specs = owner.specs
+        shared = not owner.is_modified()
+        if shared:
+            known_table = self.may_be.get((id(specs), wanted))
+            if known_table is not None and known_table[0] is specs:
+                return known_table[1]
+        names = []
         may_be = self.may_be
-        for name, spec in owner.specs.items():
-            # Template specs are shared: decided once per declaration, not per instance.
+        for name, spec in specs.items():
             key = (id(spec), wanted)
             known = may_be.get(key)
             if known is not None and known[0] is spec:
@@ -231,13 +326,11 @@ class _Collector:
                 else:
                     hit = ti.kind in ("union", "unknown")
                 may_be[key] = (spec, hit)
-            if not hit:
-                continue
-            value = owner.try_get(name)
-            if isinstance(value, Obj) and value.path == owner.child_path(name):
-                out.append((name, value))
-        self.count(len(out))
-        return out
+            if hit:
+                names.append(name)
+        if shared:
+            self.may_be[(id(specs), wanted)] = (specs, names)
+        return names
 
     def system(self, obj: Obj, parent: SystemInfo | None, name: str = "") -> SystemInfo:
         declared, sites = self.declared(obj, "local_transform", obj)
@@ -247,8 +340,9 @@ class _Collector:
         self.systems.append(info)
         self.owner_objs[info.path] = obj
         self.expanding.append(obj.type)
-        for attr, value in self.members(obj, (T_SYSTEM, T_BODY, T_CONNECTOR, T_MATE)):
-            if value.is_a(T_SYSTEM):
+        for attr, value in self.members(obj, _SYSTEM_MEMBERS):
+            kind = self._first_of(value, _SYSTEM_MEMBERS)
+            if kind == 0:  # a system
                 if value.type in self.expanding:
                     # A system whose member is (a subtype chain back to) itself would nest
                     # forever; report it where the member is declared.
@@ -260,11 +354,11 @@ class _Collector:
                                  _decl_of(obj, attr))
                     continue
                 info.systems.append(self.system(value, info, attr))
-            elif value.is_a(T_BODY):
+            elif kind == 1:
                 info.bodies.append(self.body(value, info, attr))
-            elif value.is_a(T_CONNECTOR):
+            elif kind == 2:
                 info.connectors.append(self.connector(value, attr, info.path))
-            elif value.is_a(T_MATE):
+            elif kind == 3:
                 self.pending_mates.append((info, value, attr))
         self.expanding.pop()
         ref = obj.try_get("reference_body") if obj.has("reference_body") else None
@@ -273,9 +367,17 @@ class _Collector:
         return info
 
     def body(self, obj: Obj, system: SystemInfo, name: str) -> BodyInfo:
-        kin = obj.try_get("kinematics")
-        declared, sites = (self.declared(kin, "local_transform", obj) if isinstance(kin, Obj)
-                           else (None, []))
+        # The bodies with one template key (see Obj.template_key) all declare a
+        # local_transform or none do: when the first did not, the others are not asked.
+        key = ("no local_transform", obj.template_key())
+        if key[1] is not None and key in self.may_be:
+            declared, sites = None, []
+        else:
+            kin = obj.try_get("kinematics")
+            declared, sites = (self.declared(kin, "local_transform", obj)
+                               if isinstance(kin, Obj) else (None, []))
+            if key[1] is not None and declared is None and not sites:
+                self.may_be[key] = True
         info = BodyInfo(obj.path or name, name, obj, system.path, declared, sites,
                         where=_where(system.obj, name, obj))
         self.bodies.append(info)
@@ -284,9 +386,10 @@ class _Collector:
             self.inertia(info)
         wanted = (T_CONNECTOR, T_CONTACT, T_VISUAL) if self.details else (T_CONNECTOR,)
         for attr, value in self.members(obj, wanted):
-            if value.is_a(T_CONNECTOR):
+            kind = self._first_of(value, _BODY_MEMBERS)
+            if kind == 0:  # a connector
                 info.connectors.append(self.connector(value, attr, info.path))
-            elif value.is_a(T_CONTACT) or value.is_a(T_VISUAL):
+            elif kind > 0:  # a contact or visual geometry
                 g = self.geometry(value, attr)
                 if g is not None:
                     g.where = _where(obj, attr, value)
@@ -341,11 +444,11 @@ class _Collector:
         X_OC, main, normal = connector_frame(ev, obj)
         info = ConnectorInfo(obj.path or name, name, obj, owner, X_OC, main, normal,
                              where=_where(self.owner_objs.get(owner), name, obj))
-        if obj.is_a(T_REDIRECTED):
+        if self._first_of(obj, _REDIRECTED) == 0:
             parent = obj.try_get("redirected_parent")
             if isinstance(parent, Obj):
                 info.redirected_parent = parent.path
-        info.adaptive = obj.is_a(T_ADAPTIVE)
+        info.adaptive = self._first_of(obj, _ADAPTIVE) == 0
         self.connectors.append(info)
         return info
 
@@ -382,25 +485,33 @@ class _Collector:
 
     def mate(self, obj: Obj, name: str, system: SystemInfo, asm: Assembly, known: set[str]
              ) -> MateInfo | None:
-        kind = next((k for k, q in MATE_TYPES.items() if obj.is_a(q)), None)
+        kind_key = ("mate kind", obj.type, *obj.extra_traits)
+        kind = self.may_be.get(kind_key, False)
+        if kind is False:  # a model's mate kind, looked up once
+            kind = self.may_be[kind_key] = next(
+                (k for k, q in MATE_TYPES.items() if obj.is_a(q)), None)
         decl = _decl_of(system.obj, name)
         if kind is None:
             self.problem(f"SNAP does not handle the mate type '{obj.type.qname}' of "
                          f"'{obj.path}'; it is ignored", decl, Severity.WARNING)
             return None
         conns = obj.try_get("connectors")
-        node = _assignment_node(obj, "connectors") or decl
+
+        def node() -> A.Node | None:  # where a problem with the connectors is reported
+            return _assignment_node(obj, "connectors") or decl
+
         if isinstance(conns, Opaque) or (isinstance(conns, list)
                                           and any(isinstance(c, Opaque) for c in conns)):
             return None  # the reason (an unknown name or type) is reported where it is written
         if not isinstance(conns, list) or len(conns) != 2:
             n = len(conns) if isinstance(conns, list) else 0
-            self.problem(f"mate '{obj.path}' needs exactly two connectors, it has {n}", node)
+            self.problem(f"mate '{obj.path}' needs exactly two connectors, it has {n}", node())
             return None
         paths = []
         for c in conns:
             if not isinstance(c, Obj) or not c.is_a(T_CONNECTOR):
-                self.problem(f"a connector of mate '{obj.path}' is not a MateConnector", node)
+                self.problem(f"a connector of mate '{obj.path}' is not a MateConnector",
+                             node())
                 return None
             if c.path not in known:
                 if c.type.is_const:
@@ -409,27 +520,29 @@ class _Collector:
                     known.add(info.path)
                 elif not self.under_unknown_type(asm.root.obj, c.path):
                     self.problem(f"connector '{c.path}' of mate '{obj.path}' is not part of "
-                                 f"'{asm.root.path}'", node)
+                                 f"'{asm.root.path}'", node())
                     return None
                 else:
                     return None  # its owner's model has an unknown base: reported there
             paths.append(c.path)
 
-        def real(attr: str) -> float:
-            v = obj.try_get(attr, 0.0) if obj.has(attr) else 0.0
-            v = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
-            if not math.isfinite(v):
-                self.problem(f"{attr} of mate '{obj.path}' is not finite; 0 is used",
-                             _assignment_node(obj, attr))
-                return 0.0
-            return v
-
+        real = self._real
         snap = obj.try_get("enable_snap", True)
         return MateInfo(obj.path or name, kind, (paths[0], paths[1]),
-                        real("initial_angle"), real("initial_position"),
-                        real("initial_distance"), snap if isinstance(snap, bool) else True,
+                        real(obj, "initial_angle"), real(obj, "initial_position"),
+                        real(obj, "initial_distance"), snap if isinstance(snap, bool) else True,
                         decl.file if decl else "", decl.line if decl else 0,
                         name=name, obj=obj, system=system.path)
+
+    def _real(self, obj: Obj, attr: str) -> float:
+        """A mate's initial value ``attr`` (0 when it has none, or none that is a number)."""
+        v = obj.try_get(attr, 0.0) if attr in obj.specs else 0.0
+        v = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0.0
+        if not math.isfinite(v):
+            self.problem(f"{attr} of mate '{obj.path}' is not finite; 0 is used",
+                         _assignment_node(obj, attr))
+            return 0.0
+        return v
 
 
     def under_unknown_type(self, root: Obj, path: str | None) -> bool:
@@ -458,11 +571,13 @@ class _Collector:
 def connector_frame(ev: Evaluator, obj: Obj) -> tuple[Pose, tuple, tuple]:
     """X_OC of a MateConnector: position, z = main_axis, x = normal projected.
 
-    A connector nobody modified (``start is MateConnector``) has its model's frame: it is
-    worked out once per model (its values depend on nothing but the model's own
-    statements)."""
-    if not obj.is_modified():
-        key = ("connector frame", obj.type, *obj.extra_traits)
+    A connector nobody modified (``start is MateConnector``) has its model's frame, and
+    one built from the statements of an unmodified model (the ``end`` connector declared
+    with a block in ``Link``) has the same frame in every instance of that model: such a
+    frame is worked out once (see :meth:`Obj.template_key`)."""
+    origin = obj.template_key()
+    if origin is not None:
+        key = ("connector frame", ev.lenient, origin)
         hit = ev.memo.get(key)
         if hit is None:
             hit = ev.memo[key] = _connector_frame(ev, obj)

@@ -87,7 +87,9 @@ def document_text(document: Document, diagnostics: Diagnostics | None = None) ->
         return _edited_text(document, state, diags)
     root = document.root
     if isinstance(root, (World, Model)):
-        return document_to_source(root, diags)
+        others = [d.root for d in document.extras.get("other_worlds", ())
+                  if isinstance(d.root, World)]
+        return document_to_source(root, diags, other_worlds=others)
     return "# empty document\n"
 
 

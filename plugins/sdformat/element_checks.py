@@ -9,6 +9,9 @@ They need the XML (the model keeps no materials or sensors), so they run in the 
 * a ``//link/sensor`` or ``//joint/sensor`` whose ``type`` is not a sensor type of the
   file's SDFormat version (``ATTRIBUTE_INVALID``) -- ``sdf::Sensor::Load``; ``air_speed``
   is SDFormat 1.10 and later.
+* a ``<light>`` (of the world, of a link, or alone in a file, included or not) whose
+  ``type`` is not ``point``, ``spot`` or ``directional`` (``ATTRIBUTE_INVALID``, letter
+  case counts) -- ``sdf::Light::Load``.
 
 Messages are libsdformat's, with the element named.
 """
@@ -90,6 +93,17 @@ def _sensor_problem(sensor: etree._Element, allowed: frozenset[str],
            f"is missing or invalid{why}.", sensor)
 
 
+_LIGHT_TYPES = frozenset(("point", "spot", "directional"))
+
+
+def _light_problem(light: etree._Element) -> Iterator[Problem]:
+    kind = light.get("type")
+    if kind is not None and kind.strip() and kind.strip() not in _LIGHT_TYPES:
+        # An empty or missing type is the spec check's (a required attribute).
+        yield (Code.ATTRIBUTE_INVALID, f"Invalid light type with a value of [{kind.strip()}].",
+               light)
+
+
 def _free_form(el: etree._Element) -> bool:
     """Inside a plugin or a custom (namespaced) element: content libsdformat does not load."""
     for a in el.iterancestors():
@@ -103,11 +117,14 @@ def element_problems(sdf: etree._Element, version: tuple[int, int]) -> Iterator[
     """The problems above, for everything below ``<sdf>`` that libsdformat loads (plugin
     contents and custom namespaced elements are skipped), in document order."""
     allowed = sensor_types(version)
-    for el in sdf.iter("material", "sensor"):
+    for el in sdf.iter("material", "sensor", "light"):
         parent = el.getparent()
         if parent is None:
             continue
-        if el.tag == "material":
+        if el.tag == "light":
+            if parent.tag in ("sdf", "world", "link") and not _free_form(el):
+                yield from _light_problem(el)
+        elif el.tag == "material":
             if parent.tag == "visual" and not _free_form(el):
                 yield from _material_problems(el)
         elif parent.tag in ("link", "joint") and not _free_form(el):

@@ -1,6 +1,6 @@
 """The implementation module the ``sdformat`` descriptor names (loaded on first use)."""
 
-from .reader import parse_include, read
+from .reader import include_references, parse_include, read
 from .writer import write
 
-__all__ = ["read", "write", "parse_include"]
+__all__ = ["read", "write", "parse_include", "include_references"]

@@ -28,29 +28,30 @@ from __future__ import annotations
 
 import copy
 import math
-from io import BytesIO
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from lxml import etree
 
+from snapframe.core import limits
 from snapframe.core.diagnostics import Code, Diagnostics, SourceLocation
-from snapframe.core.fileio import read_regular_file
+from snapframe.core.fileio import read_xml_file
 from snapframe.core.loading import LoadContext
 from snapframe.core.model import (Collision, Document, Frame, Geometry, Include, Inertial, Joint,
                                   JointAxis, Link, Model, NestedInclude, Node, Plugin, PoseSpec,
                                   Visual, World)
-from snapframe.core.model.names import SEP, is_reserved
+from snapframe.core.model.names import MODEL_FRAME, SEP, is_reserved
 from snapframe.core.model_checks import check_node_values, check_values
-from snapframe.core.xmlsafe import XmlError, parse_numbers, parse_xml_bytes
+from snapframe.core.xmlsafe import XmlError, parse_numbers, parse_xml_bytes, xml_strip
 
 from .element_checks import element_problems
-from .include_params import apply_params, is_params_element
+from .include_params import PARAMS_NAMESPACE, PARAMS_TAG, apply_params, is_params_element
 from .spec_values import spec_value_problems
 from .unflatten import unflatten_world_models
 from .values import parse_bool, parse_pose_text
 
-__all__ = ["read", "read_string", "parse_include", "parse_pose_text", "SHAPES"]
+__all__ = ["read", "read_string", "parse_include", "include_references", "parse_pose_text",
+           "SHAPES"]
 
 SHAPES = ("box", "cylinder", "sphere", "capsule", "ellipsoid", "cone", "plane", "mesh",
           "heightmap", "polyline", "image", "empty")
@@ -58,6 +59,13 @@ _NUMBER_PARAMS = {"box": {"size": 3}, "cylinder": {"radius": 1, "length": 1},
                   "sphere": {"radius": 1}, "capsule": {"radius": 1, "length": 1},
                   "ellipsoid": {"radii": 3}, "cone": {"radius": 1, "length": 1},
                   "plane": {"normal": 3, "size": 2}}
+
+
+# The elements of a file that become element instances (see snapframe.core.frames.budget).
+_INSTANCE_ELEMENTS = (
+    "count(/sdf/model | /sdf/include | //world/*[self::model or self::frame or self::joint or "
+    "self::include] | //model/*[self::link or self::joint or self::frame or self::model or "
+    "self::include] | //link/*[self::visual or self::collision])")
 
 
 def _version_tuple(version: str) -> tuple[int, int]:
@@ -82,8 +90,8 @@ class _Reader:
         self.scope_prefix = scope_prefix
         #: Elements whose value the spec check reported already (not reported again).
         self.bad_values: set[etree._Element] = set()
-        #: uri -> what the included file holds at its root (see _peek_included_file).
-        self._included_kinds: dict[str, tuple[str, Path, dict[str, int]] | None] = {}
+        #: Models enclosing what is being read (the loader's nesting limit counts them).
+        self.depth = 0
 
     # -- helpers ------------------------------------------------------------------
     def loc(self, el: etree._Element | None) -> SourceLocation:
@@ -122,7 +130,7 @@ class _Reader:
         spec check reported already is not reported twice."""
         if el is None:
             return None
-        text = (el.text or "").strip()
+        text = xml_strip(el.text or "")
         quiet = el in self.bad_values
         try:
             values = parse_numbers(text)
@@ -147,7 +155,7 @@ class _Reader:
     def number(self, el: etree._Element, tag: str, default: float | None = None,
                finite: bool = True) -> float | None:
         c = self.child(el, tag)
-        if c is None or not (c.text or "").strip():
+        if c is None or not xml_strip(c.text or ""):
             return default  # an empty value is the default (libsdformat)
         values = self.floats(c, 1, tag, finite)
         return values[0] if values else default
@@ -215,6 +223,19 @@ class _Reader:
             return False
         self.version, self.vt = version, _version_tuple(version)
         return True
+
+    def within_budget(self, root: etree._Element) -> bool:
+        """False (with ``RESOURCE_LIMIT``) if the file by itself holds more elements than
+        a document may expand to: refused before a model of millions of nodes is built
+        (61 MB of links took 109 s and 5.5 GB to be refused after building)."""
+        count = int(root.xpath(_INSTANCE_ELEMENTS))
+        if count <= limits.MAX_ELEMENT_INSTANCES:
+            return True
+        # Exact for the file's own elements; its includes would add to it.
+        shown = f"at least {count:,}" if root.xpath("boolean(//include)") else f"{count:,}"
+        self.error(Code.RESOURCE_LIMIT, limits.budget_message(f"[{self.file or '<string>'}]",
+                                                              shown), root)
+        return False
 
     def read_root(self, tree: etree._ElementTree, doc: Document) -> list[World]:
         """Read what ``<sdf>`` holds into ``doc``; returns every world (the first is
@@ -294,6 +315,9 @@ class _Reader:
                     self.warning(Code.ELEMENT_INVALID, f"//world/joint needs SDFormat 1.10; this file "
                                  f"is {self.version} (read anyway)", c)
                 node = self.joint(c)
+            elif c.tag == "plugin":
+                # Kept as a node, as in a model: the writer keeps exactly the entities it has.
+                node = self.plugin(c)
             if node is not None:
                 world.add(node)
         if self.vt < (1, 7):
@@ -315,22 +339,26 @@ class _Reader:
         static = self.boolean(self.text(el, "static") or None, el, "<static>")
         model.static = bool(static)
         inner_scope = SEP.join(p for p in (scope, model.name) if p)
-        for c in self.children(el):
-            node: Node | None = None
-            if c.tag == "link":
-                node = self.link(c)
-            elif c.tag == "joint":
-                node = self.joint(c)
-            elif c.tag == "frame":
-                node = self.frame(c)
-            elif c.tag == "model":
-                node = self.model(c, scope=inner_scope)
-            elif c.tag == "include":
-                node = self.include(c, inner_scope)
-            elif c.tag == "plugin":
-                node = self.plugin(c)
-            if node is not None:
-                model.add(node)
+        self.depth += 1
+        try:
+            for c in self.children(el):
+                node: Node | None = None
+                if c.tag == "link":
+                    node = self.link(c)
+                elif c.tag == "joint":
+                    node = self.joint(c)
+                elif c.tag == "frame":
+                    node = self.frame(c)
+                elif c.tag == "model":
+                    node = self.model(c, scope=inner_scope)
+                elif c.tag == "include":
+                    node = self.include(c, inner_scope)
+                elif c.tag == "plugin":
+                    node = self.plugin(c)
+                if node is not None:
+                    model.add(node)
+        finally:
+            self.depth -= 1
         if self.vt < (1, 7):
             self.rename_pre_1_7_collisions(model)
         return model
@@ -402,13 +430,16 @@ class _Reader:
         auto = self.boolean(el.get("auto"), el, "//inertial/@auto")
         inertial = Inertial(auto=bool(auto), source=self.loc(el))
         inertial.pose = self.pose(el)
-        inertial.mass = self.number(el, "mass")
+        # Not-finite values are numbers here: libsdformat 12 reads them and gz-math judges
+        # the mass matrix (inf can pass, nan never does: LINK_INERTIA_INVALID, see
+        # snapframe.core.model_checks).
+        inertial.mass = self.number(el, "mass", finite=False)
         tensor = self.child(el, "inertia")
         if tensor is not None:
             inertial.written_inertia = True
             for key, default in (("ixx", 1.0), ("iyy", 1.0), ("izz", 1.0),
                                  ("ixy", 0.0), ("ixz", 0.0), ("iyz", 0.0)):
-                setattr(inertial, key, self.number(tensor, key, default))
+                setattr(inertial, key, self.number(tensor, key, default, finite=False))
         inertial.density = self.number(el, "density")
         inertial.auto_inertia_params = self.child(el, "auto_inertia_params")
         return inertial
@@ -478,6 +509,8 @@ class _Reader:
                 else:
                     axis.xyz = (xyz[0] / n, xyz[1] / n, xyz[2] / n)
                 axis.expressed_in = xyz_el.get("expressed_in", "") if xyz_el is not None else ""
+            if self.vt < (1, 7) and self.axis_in_model_frame(a):
+                axis.expressed_in = MODEL_FRAME
             limit = self.child(a, "limit")
             if limit is not None:
                 # Unlimited is written as inf (libsdformat reads it; so do we).
@@ -487,6 +520,17 @@ class _Reader:
                 axis.velocity = self.number(limit, "velocity", finite=False)
             joint.axes.append(axis)
         return joint
+
+    def axis_in_model_frame(self, axis: etree._Element) -> bool:
+        """Whether a joint axis of a file older than SDFormat 1.7 is written in the model
+        frame: always in 1.4 (libsdformat's 1.4 -> 1.5 conversion adds
+        ``<use_parent_model_frame>true``), with ``<use_parent_model_frame>true`` in 1.5 and
+        1.6 (its 1.6 -> 1.7 conversion makes that ``expressed_in="__model__"``); otherwise
+        the joint frame, as ``expressed_in`` left empty means."""
+        if self.vt < (1, 5):
+            return True
+        flag = self.child(axis, "use_parent_model_frame")
+        return flag is not None and bool(parse_bool(flag.text or ""))
 
     def frame(self, el: etree._Element) -> Frame:
         frame = Frame(name=self.name_of(el, "frame"), source=self.loc(el), xml=el)
@@ -535,37 +579,19 @@ class _Reader:
                 inc.entities.append(self.joint(c))
         for node in inc.entities:
             node.parent = inc
-        held = self.included_kind(inc.uri) if inc.uri else None
-        if held is not None and held[0] in ("light", "actor"):
+        self.context.load_include(inc, self.base_dir, scope, self.diag, self.depth)
+        if inc.extras.get("included_element") in ("light", "actor"):
             # A light or an actor is not part of the model tree: the include is kept as
-            # written (libsdformat loads it into the world; it is no frame).
-            kind, path, counts = held
-            inc.resolved_path, inc.format = str(path), "sdformat"
-            inc.extras["included_element"] = kind
-            for other in ("actor", "light"):  # libsdformat prefers an actor to a light
-                if other != kind and counts[other] and kind == "actor":
-                    self.error(Code.ELEMENT_INCORRECT_TYPE, f"Found other top level element "
-                               f"<{other}> in addition to <{kind}> in include file.", el)
-            if counts[kind] > 1:
-                self.error(Code.ELEMENT_INCORRECT_TYPE, f"Found more than one {kind} for "
-                           "<include>.", el)
+            # written (libsdformat loads it into the world; it is no frame).  The loader
+            # read and checked the file like any included file (parse_include).
             if inc.merge:
                 self.error(Code.MERGE_INCLUDE_UNSUPPORTED, "Merge-include is only supported for "
                            "included models", el)
             return inc
-        self.context.load_include(inc, self.base_dir, scope, self.diag)
         params = next((c for c in el if is_params_element(c)), None)
         if params is not None:
             self.apply_include_params(inc, params, SEP.join(p for p in (scope, inc.name) if p))
         return inc
-
-    def included_kind(self, uri: str) -> tuple[str, Path, dict[str, int]] | None:
-        """What the file ``uri`` names holds at its root ("model", "light", "actor"), the
-        file, and how many actors and lights it holds; None when that cannot be told (the
-        loader then reports why)."""
-        if uri not in self._included_kinds:
-            self._included_kinds[uri] = _peek_included_file(self.context, uri, self.base_dir)
-        return self._included_kinds[uri]
 
     def apply_include_params(self, inc: Include, params: etree._Element, scope: str) -> None:
         """``//include/experimental:params``: the include gets its own model, read from a
@@ -584,8 +610,14 @@ class _Reader:
         if top is None:
             return
         found = Diagnostics()
+        # The names the template's own includes give their models, by their place in the
+        # file (the copy has the same places): a change may reach through them.
+        names = {tree.getpath(node.xml): node.effective_name
+                 for node, _ in _includes_below(template, "") if node.xml is not None}
+        deferred: list[tuple[etree._Element, etree._Element]] = []
         apply_params(params, top, lambda code, message, where: found.error(
-            code, message, self.loc(where), inc.element_path()))
+            code, message, self.loc(where), inc.element_path()),
+            lambda el: names.get(changed.getpath(el)), deferred)
         reader = _Reader(inc.resolved_path, self.context, found, scope)
         reader.version, reader.vt = template.extras.get("sdf_version", self.version), \
             _version_tuple(template.extras.get("sdf_version", self.version))
@@ -599,6 +631,27 @@ class _Reader:
         inc.model = model
         inc.load_diagnostics = [*inc.load_diagnostics, *found]
         self.diag.extend(found)
+        if deferred:
+            self.apply_nested_params(model, scope, deferred)
+
+    def apply_nested_params(self, model: Model, scope: str,
+                            deferred: list[tuple[etree._Element, etree._Element]]) -> None:
+        """Changes of an ``experimental:params`` that reach into the includes of the
+        included file (``inner::link``, as libsdformat names them in the expanded model):
+        each nested include gets them as its own params, applied to its own copy."""
+        targets: dict[int, tuple[etree._Element, list[etree._Element]]] = {}
+        for include_el, change in deferred:
+            targets.setdefault(id(include_el), (include_el, []))[1].append(change)
+        for node, node_scope in _includes_below(model, SEP.join(p for p in (scope, model.name)
+                                                                  if p)):
+            target = targets.get(id(node.xml))
+            if target is None:
+                continue
+            params = etree.Element(f"{{{PARAMS_NAMESPACE}}}{PARAMS_TAG}")
+            params.sourceline = target[1][0].sourceline
+            params.extend(target[1])
+            self.apply_include_params(node, params, SEP.join(p for p in (node_scope, node.name)
+                                                             if p))
 
     def check_xml(self, sdf: etree._Element) -> None:
         """The checks that need the XML: every typed value against the spec, material
@@ -613,68 +666,45 @@ class _Reader:
             self.error(code, message, el)
 
 
-def _peek_included_file(context: LoadContext, uri: str, base_dir: Path
-                        ) -> tuple[str, Path, dict[str, int]] | None:
-    """The first of model, actor, light at the root of the file ``uri`` names (libsdformat's
-    preference order), read only as far as needed; None if the file cannot be found or
-    read (the loader reports that) or is not SDFormat."""
-    target = context.resolve_uri(uri, base_dir)
-    if target is None:
-        return None
-    if target.is_dir():
-        target = context.model_file_of_directory(target, Diagnostics(), SourceLocation())
-        if target is None:
-            return None
-    if target.suffix.lower() not in (".sdf", ".world"):
-        return None
-    try:
-        data = read_regular_file(target)
-    except OSError:
-        return None
-    found = {"actor": 0, "light": 0}
-    try:
-        for event, el in etree.iterparse(BytesIO(data), events=("start", "end"),
-                                         resolve_entities=False, no_network=True,
-                                         load_dtd=False, huge_tree=False):
-            parent = el.getparent()
-            if parent is None or parent.getparent() is not None:
-                continue  # only the children of the root matter
-            if event == "end":
-                el.clear()  # keep memory flat while scanning a long file
-            elif el.tag == "model":
-                return "model", target, found  # a model wins: read no further
-            elif el.tag in found:
-                found[el.tag] += 1
-    except etree.XMLSyntaxError:
-        # Not plain XML (a '--' in a comment, say): read it under the whole XML policy.
-        try:
-            root = parse_xml_bytes(data, str(target)).getroot()
-        except XmlError:
-            return None  # the loader reports it
-        tags = [c.tag for c in root]
-        if "model" in tags:
-            return "model", target, found
-        found = {kind: tags.count(kind) for kind in found}
-    for kind in ("actor", "light"):
-        if found[kind]:
-            return kind, target, found
-    return None
+def _includes_below(model: Model, scope: str) -> Iterator[tuple[Include, str]]:
+    """The includes of ``model`` and of its nested models (not of included files), each
+    with the scope name of the model holding it; ``scope`` is ``model``'s own."""
+    stack: list[tuple[Model, str]] = [(model, scope)]
+    while stack:
+        current, current_scope = stack.pop()
+        for node in current.entities:
+            if isinstance(node, Include):
+                yield node, current_scope
+            elif isinstance(node, Model):
+                stack.append((node, SEP.join(p for p in (current_scope, node.name) if p)))
 
 
-def _read_tree(path: Path, text: bytes | None, diagnostics: Diagnostics):
+def _load_xml(path: Path, text: bytes | None) -> tuple[etree._ElementTree, list[tuple[str, int]]]:
+    """The parsed file and what the XML policy tolerated in it; raises ``OSError`` or
+    :class:`~snapframe.core.xmlsafe.XmlError`."""
+    file = str(path) if str(path) not in ("", ".") else ""
+    data = text if text is not None else read_xml_file(path)
+    warnings: list[tuple[str, int]] = []
+    return parse_xml_bytes(data, file or None, warnings), warnings
+
+
+def _read_tree(path: Path, text: bytes | None, diagnostics: Diagnostics,
+               context: LoadContext | None = None):
     """The parsed file (through the XML policy of :mod:`snapframe.core.xmlsafe`), or None
-    with ``FILE_READ`` -- libsdformat's code for a file it cannot read or parse."""
+    with ``FILE_READ`` -- libsdformat's code for a file it cannot read or parse.  A file
+    the loader had this plugin read already (``include_references``) is not read again."""
     file = str(path) if str(path) not in ("", ".") else ""
     try:
-        data = text if text is not None else read_regular_file(path)
+        held = context.prefetched.pop(str(path), None) if context is not None and \
+            text is None else None
+        if isinstance(held, Exception):
+            raise held
+        tree, warnings = held if held is not None else _load_xml(path, text)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         diagnostics.error(Code.FILE_READ, f"Unable to read file:{file}: {reason}",
                           SourceLocation(file))
         return None
-    warnings: list[tuple[str, int]] = []
-    try:
-        tree = parse_xml_bytes(data, file or None, warnings)
     except XmlError as exc:
         where = f"line {exc.line}, column {exc.column}" if exc.column else f"line {exc.line}"
         name = file or "<string>"
@@ -684,6 +714,62 @@ def _read_tree(path: Path, text: bytes | None, diagnostics: Diagnostics):
     for message, line in warnings:
         diagnostics.warning(Code.WARNING, message, SourceLocation(file, line))
     return tree
+
+
+def include_references(nested: NestedInclude, context: LoadContext
+                       ) -> list[tuple[Include, str]]:
+    """The includes :func:`parse_include` loads from the file ``nested`` names, in the
+    order it loads them, each with the scope name it passes to the loader (which loads
+    them first: see :mod:`snapframe.core.loading`).  The parsed file is left in
+    ``context.prefetched`` for :func:`parse_include`, so the file is read once."""
+    path = Path(nested.resolved_file_name)
+    try:
+        loaded = _load_xml(path, None)
+    except (OSError, XmlError) as exc:
+        context.prefetched[str(path)] = exc  # parse_include reports it
+        return []
+    context.prefetched[str(path)] = loaded
+    root = loaded[0].getroot()
+    model = next((c for c in root if c.tag == "model"), None) if root.tag == "sdf" else None
+    if model is None:
+        return []  # no model (or not SDFormat): parse_include loads nothing more
+    file = str(path)
+    found: list[tuple[Include, str]] = []
+    # As _Reader.model walks it: nested models depth-first, children in document order.
+    stack = [(iter(model), SEP.join(p for p in (nested.absolute_model_name,
+                                                model.get("name") or "") if p))]
+    while stack:
+        children, scope = stack[-1]
+        el = next(children, None)
+        if el is None:
+            stack.pop()
+        elif el.tag == "model":
+            stack.append((iter(el), SEP.join(p for p in (scope, el.get("name") or "") if p)))
+        elif el.tag == "include":
+            found.append((_include_reference(el, file), scope))
+    return found
+
+
+def _include_reference(el: etree._Element, file: str) -> Include:
+    """The fields of ``<include>`` the loader needs, read as :meth:`_Reader.include` reads
+    them (without its checks, which run when the including file is read)."""
+    inc = Include(source=SourceLocation(file, el.sourceline or 0), xml=el)
+    inc.merge = bool(parse_bool(el.get("merge") or ""))
+    for c in el:
+        if c.tag == "uri" and not inc.uri:
+            inc.uri = (c.text or "").strip()
+        elif c.tag == "name" and not inc.name:
+            inc.name = (c.text or "").strip()
+        elif c.tag == "static" and inc.static is None:
+            inc.static = parse_bool((c.text or "").strip())
+        elif c.tag == "pose" and inc.pose is None:
+            inc.pose = PoseSpec(written=True, relative_to=c.get("relative_to") or "")
+            try:
+                inc.pose.value = parse_pose_text(c.text or "", c.get("degrees"),
+                                                 c.get("rotation_format"))
+            except ValueError:
+                pass
+    return inc
 
 
 def read_string(text: str | bytes, context: LoadContext | None = None, path: str = "") -> Document:
@@ -710,7 +796,7 @@ def _read(path: Path, data: bytes | None, context: LoadContext) -> Document:
     doc.extras["xml_declaration"] = tree.docinfo.standalone is not None
     reader = _Reader(file, context, doc.diagnostics)
     sdf = tree.getroot()
-    if not reader.read_header(sdf):
+    if not reader.read_header(sdf) or not reader.within_budget(sdf):
         return doc
     if reader.vt < (1, 8):
         for model in unflatten_world_models(sdf):
@@ -746,12 +832,12 @@ def parse_include(nested: NestedInclude, context: LoadContext) -> Model | None:
     reader keeps such includes without asking the loader).
     """
     path = Path(nested.resolved_file_name)
-    tree = _read_tree(path, None, context.diagnostics)
+    tree = _read_tree(path, None, context.diagnostics, context)
     if tree is None:
         return None
     root = tree.getroot()
     reader = _Reader(str(path), context, context.diagnostics, nested.absolute_model_name)
-    if not reader.read_header(root):
+    if not reader.read_header(root) or not reader.within_budget(root):
         return None
     version = reader.version
     found = {kind: list(reader.children(root, kind)) for kind in ("model", "actor", "light")}
@@ -769,9 +855,12 @@ def parse_include(nested: NestedInclude, context: LoadContext) -> Model | None:
     if len(found[first]) > 1:
         reader.error(Code.ELEMENT_INCORRECT_TYPE, f"Found more than one {first} for <include>.",
                      found[first][1])
-    if first != "model":
-        return None  # actors and lights are kept in the XML but are not part of the model tree
     reader.check_xml(root)
+    if first != "model":
+        # Actors and lights are kept in the XML but are not part of the model tree; their
+        # values were checked above, as libsdformat loads them into the world.
+        context.held_element = first
+        return None
     # The included file's model is a top-level model of its own file: its pose may not
     # refer to anything (there is nothing above it in that file).
     model = reader.model(found["model"][0], top_level=True, scope=nested.absolute_model_name)

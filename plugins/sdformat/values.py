@@ -7,8 +7,11 @@ what libsdformat reads per value type is kept:
   with ``std::stod``; joint limits use ``inf``);
 * vectors, colours and poses must be finite (libsdformat reads them with a stream, which
   does not accept ``inf``; a pose says so explicitly);
-* integers are decimal (or hexadecimal after ``0x``, as libsdformat reads bit masks),
-  booleans are ``true``/``false``/``1``/``0`` in any letter case;
+* integers are read as libsdformat 12 reads them (``std::stoi``): the leading digits of
+  a number in the syntax above, so ``10.5`` is 10 and ``1e3`` is 1, or hexadecimal after
+  ``0x`` (bit masks); an ``int`` must fit 32 bits; a negative ``unsigned int`` is
+  refused (the spec's type; libsdformat 12 wraps it around to a huge value);
+* booleans are ``true``/``false``/``1``/``0`` in any letter case;
 * colour components are between 0 and 1.
 
 :func:`value_problem` says what is wrong with a text for a value type (None when it is
@@ -21,7 +24,8 @@ import math
 import re
 
 from snapframe.core.pose import IDENTITY, Pose
-from snapframe.core.xmlsafe import parse_number, parse_numbers
+from snapframe.core.xmlsafe import (parse_number, parse_numbers, unusual_characters, xml_split,
+                                   xml_strip)
 
 __all__ = ["parse_pose_text", "value_problem", "parse_bool", "NUMERIC_TYPES", "SCALAR_TYPES"]
 
@@ -30,14 +34,18 @@ _VECTOR_SIZES = {"vector3": 3, "vector2d": 2, "quaternion": 4, "color": None}
 # Decimal, or hexadecimal with 0x (libsdformat reads integers in base 16 after "0x"; real
 # files write bit masks so).
 _INTEGER = re.compile(r"[+-]?(?:[0-9]+|0[xX][0-9a-fA-F]+)")
-_UNSIGNED = re.compile(r"\+?(?:[0-9]+|0[xX][0-9a-fA-F]+)")
+_HEXADECIMAL = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
+# What std::stoi reads of a decimal number: its sign and leading digits.
+_LEADING_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
 SCALAR_TYPES = ("double", "float", "int", "unsigned int", "uint64_t", "angle")
 NUMERIC_TYPES = SCALAR_TYPES + ("vector3", "vector2d", "vector2i", "quaternion", "color", "pose")
 
 
 def parse_bool(text: str) -> bool | None:
-    """``true``/``1`` -> True, ``false``/``0`` -> False (any case, spaces ignored), else None."""
-    value = text.strip().lower()
+    """``true``/``1`` -> True, ``false``/``0`` -> False (any case, XML whitespace around
+    ignored), else None."""
+    value = xml_strip(text).lower()
     if value in ("1", "true"):
         return True
     if value in ("0", "false"):
@@ -47,28 +55,45 @@ def parse_bool(text: str) -> bool | None:
 
 def scalar_value(value_type: str, text: str) -> float:
     """The number a scalar value stands for; raises ``ValueError`` with the reason."""
-    token = text.strip()
+    token = xml_strip(text)
     if value_type in ("int", "uint64_t", "unsigned int"):
-        pattern = _INTEGER if value_type == "int" else _UNSIGNED
-        if not pattern.fullmatch(token):
-            kind = "an integer" if value_type == "int" else "a non-negative integer"
-            raise ValueError(f"'{token}' is not {kind}")
-        return float(int(token, 0) if token.lstrip("+-")[:2].lower() == "0x" else int(token))
+        return float(_integer_value(value_type, token))
     if value_type == "bool":
         b = parse_bool(token)
         if b is None:
             raise ValueError(f"'{token}' is not a boolean (true, false, 1 or 0)")
         return float(b)
-    if len(token.split()) != 1:
+    if len(xml_split(token)) != 1:
         raise ValueError(f"'{token}' is not one number")
     return parse_number(token)
+
+
+def _integer_value(value_type: str, token: str) -> int:
+    """An integer value as libsdformat 12 reads it (see the module docstring)."""
+    kind = "an integer" if value_type == "int" else "a non-negative integer"
+    if _HEXADECIMAL.fullmatch(token):
+        value = int(token, 16)
+    else:
+        try:
+            parse_number(token)  # a number in the syntax every value follows
+        except ValueError:
+            raise ValueError(f"'{token}' is not {kind}") from None
+        leading = _LEADING_INTEGER.match(token)  # "10.5" -> 10, as std::stoi reads it
+        if leading is None:
+            raise ValueError(f"'{token}' is not {kind}")  # ".5", "inf": std::stoi fails
+        value = int(leading.group())
+    if value_type != "int" and value < 0:
+        raise ValueError(f"'{token}' is not {kind}")
+    if value_type == "int" and not _INT32[0] <= value <= _INT32[1]:
+        raise ValueError(f"'{token}' is out of the range of an int")  # std::stoi throws
+    return value
 
 
 def value_problem(value_type: str, text: str, attributes: dict | None = None) -> str | None:
     """Why ``text`` is not a valid value of ``value_type`` (None if it is, or if the type
     has nothing to check).  ``attributes`` are the element's (a pose reads ``degrees``
     and ``rotation_format``)."""
-    stripped = text.strip()
+    stripped = xml_strip(text)
     if not stripped:
         return None  # an empty value means the default (libsdformat)
     try:
@@ -78,7 +103,7 @@ def value_problem(value_type: str, text: str, attributes: dict | None = None) ->
             attributes = attributes or {}
             _pose_numbers(stripped, attributes.get("degrees"), attributes.get("rotation_format"))
         elif value_type == "vector2i":
-            parts = stripped.split()
+            parts = xml_split(stripped)
             if len(parts) != 2 or not all(_INTEGER.fullmatch(p) for p in parts):
                 raise ValueError(f"'{stripped}' is not 2 integers")
         elif value_type in _VECTOR_SIZES:
@@ -120,15 +145,17 @@ def _pose_numbers(text: str, degrees: str | None, rotation_format: str | None
     """The numbers of a pose text (empty: the identity), whether they end in a quaternion,
     and whether the angles are degrees; ``ValueError`` with the reason if they cannot be a
     pose."""
-    parts = text.split()
+    parts = xml_split(text)
     if not parts:
         return [], False, False
     try:
         values = [parse_number(p) for p in parts]
     except ValueError:
-        raise ValueError(f"'{text.strip()}' is not a list of numbers") from None
+        raise ValueError(f"'{xml_strip(text)}' is not a list of numbers"
+                         f"{unusual_characters(text)}") from None
     if not all(math.isfinite(v) for v in values):
-        raise ValueError(f"'{text.strip()}' has a non-finite value (pose values must be finite)")
+        raise ValueError(f"'{xml_strip(text)}' has a non-finite value (pose values must be "
+                         "finite)")
     fmt = (rotation_format or "euler_rpy").strip()
     in_degrees = (degrees or "false").strip().lower() in ("true", "1")
     if fmt == "quat_xyzw":

@@ -13,6 +13,14 @@ Nodes created by edits (no source element) get fresh elements.  Saves are atomic
 tree is walked with an explicit stack, so any nesting depth is written (a thousand
 nested models or includes is tested).
 
+Every element the reader does not turn into a node is kept as written, in its place:
+world plugins are nodes (the writer makes a container's entity elements be its entities),
+``<scene>``, lights and any other child stay.  Nodes another format's reader built (a
+URDF's) get the SDFormat that reader set aside for them (``extras["sdformat_elements"]``:
+its ``<gazebo>`` extensions).  Every world of a multi-world file is written.  A file
+deeper than Snapframe's XML parser opens (256 levels) is refused, one deeper than
+libsdformat 12 opens (99) is written with a warning (:func:`_check_depth`).
+
 OpenPLX content: a :class:`MateConnector` is written as the ``<frame>`` it is; a
 :class:`Mate` is not an element, the joints derived from it are
 (:mod:`snapframe.core.snap.joints`).  A mate with no joint (a distance mate) is reported
@@ -39,7 +47,22 @@ from .reader import parse_pose_text
 
 __all__ = ["write", "to_string", "to_element"]
 
-_ENTITY_TAGS = {"link", "joint", "frame", "model", "include", "plugin"}
+#: The children the reader turns into nodes, per container: the writer makes those be the
+#: container's entities (an entity removed by an edit loses its element) and leaves every
+#: other child as written -- a tag the reader does not model in that place (a <link> in a
+#: <world>, say) is content the document does not know, and a save never drops it.
+_ENTITY_TAGS: dict[str, frozenset[str]] = {
+    "model": frozenset({"link", "joint", "frame", "model", "include", "plugin"}),
+    "world": frozenset({"model", "include", "frame", "joint", "plugin"}),
+    "include": frozenset({"frame", "joint", "plugin"}),
+}
+
+
+def _is_entity_element(container: etree._Element, child: etree._Element) -> bool:
+    tags = _ENTITY_TAGS.get(container.tag if isinstance(container.tag, str) else "")
+    return tags is not None and isinstance(child.tag, str) and child.tag in tags
+
+
 DEFAULT_VERSION = "1.11"
 
 
@@ -216,6 +239,8 @@ class _Writer:
                 stack.extend((e, copy_mode, kids) for e in reversed(children))
         for node, el, kids in live:
             self.arrange(el, kids)
+            if node.xml is None and isinstance(node, Model):
+                merge_sdformat_extras(el, node)   # after arrange: it may hold <plugin>s
         # After the live elements are complete: a copy takes a live element as it now is.
         for el, kids, tail in copies:
             for child in [*kids, *tail]:
@@ -262,10 +287,12 @@ class _Writer:
                     xyz.text = " ".join(_num(v) for v in axis.xyz)
                     if axis.expressed_in:
                         xyz.set("expressed_in", axis.expressed_in)
-                    if axis.lower is not None or axis.upper is not None:
+                    values = [(key, getattr(axis, key)) for key in
+                              ("lower", "upper", "effort", "velocity")]
+                    if any(v is not None and math.isfinite(v) for _, v in values):
+                        # (a continuous joint's effort and velocity limits too)
                         lim = etree.SubElement(a, "limit")
-                        for key in ("lower", "upper", "effort", "velocity"):
-                            val = getattr(axis, key)
+                        for key, val in values:
                             if val is not None and math.isfinite(val):
                                 etree.SubElement(lim, key).text = _num(val)
         elif isinstance(node, Frame):
@@ -277,6 +304,8 @@ class _Writer:
         elif isinstance(node, Plugin):
             if node.filename:
                 el.set("filename", node.filename)
+        if node.xml is None and isinstance(node, (Link, Joint)):
+            merge_sdformat_extras(el, node)
         return el
 
     def model(self, model: Model, el: etree._Element) -> None:
@@ -293,23 +322,32 @@ class _Writer:
 
     def arrange(self, el: etree._Element, wanted: list[etree._Element]) -> None:
         """Make ``el``'s entity children be ``wanted``, in document order (the first link
-        is the canonical one, so order matters); leave other children alone."""
+        is the canonical one, so order matters); leave other children alone.
+
+        An entity already in ``el`` and in order stays where it is, so the other children
+        between entities (``<scene>``, ``<light>``, comments) keep their places; only
+        entities out of order, or new, are moved next to the entity before them."""
         wanted_ids = {id(w) for w in wanted}
         for c in list(el):
-            if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS and id(c) not in wanted_ids:
+            if _is_entity_element(el, c) and id(c) not in wanted_ids:
                 el.remove(c)
+        position = {id(c): i for i, c in enumerate(el)}
+        last = -1
         previous: etree._Element | None = None
         for w in wanted:
-            if previous is None:
-                first = next((c for c in el if id(c) in wanted_ids), None)
-                if first is None:
-                    w.tail = w.tail or "\n"
-                    el.append(w)
-                elif first is not w:
-                    first.addprevious(w)
-            elif w.getprevious() is not previous:
-                w.tail = w.tail or "\n"
+            at = position.get(id(w)) if w.getparent() is el else None
+            if at is not None and at > last:
+                last, previous = at, w   # in order: stays in place
+                continue
+            w.tail = w.tail or "\n"
+            if previous is not None:
                 previous.addnext(w)
+            else:
+                first = next((c for c in el if id(c) in wanted_ids and c is not w), None)
+                if first is None:
+                    el.append(w)
+                else:
+                    first.addprevious(w)
             previous = w
 
     def include(self, inc: Include) -> etree._Element:
@@ -355,13 +393,15 @@ class _Writer:
             twin.entities = []
             el = twin.xml if twin.xml is not None else etree.Element(node.kind)
             for c in list(el):
-                if isinstance(c.tag, str) and c.tag in _ENTITY_TAGS:
+                if _is_entity_element(el, c):
                     el.remove(c)
             twin.xml = el
             if node.name:
                 el.set("name", node.name)
             if isinstance(twin, Model):
                 self.model(twin, el)
+                if node.xml is None:
+                    merge_sdformat_extras(el, node)
             return el
         if twin.xml is not None and isinstance(node, Link):
             self.rebase_mesh_uris(twin.xml, node.source.file)
@@ -484,9 +524,39 @@ def part_element(part: Collision | Visual) -> etree._Element:
         etree.SubElement(el, "density").text = _num(part.density)
     if isinstance(part, Visual) and part.color is not None:
         material = etree.SubElement(el, "material")
-        for tag in ("ambient", "diffuse"):
+        extra = part.extras.get("sdformat_elements") if part.xml is None else None
+        # The colour is the diffuse one; a material set aside by another format's reader
+        # (a URDF <gazebo> extension) says the rest, its ambient colour included.
+        tags = ("diffuse",) if extra is not None and extra.find("material/ambient") is not None \
+            else ("ambient", "diffuse")
+        for tag in tags:
             etree.SubElement(material, tag).text = " ".join(_num(v) for v in part.color)
+    if part.xml is None:
+        merge_sdformat_extras(el, part)
     return el
+
+
+def merge_sdformat_extras(el: etree._Element, node: Node) -> None:
+    """Add the SDFormat content another format's reader set aside for ``node``
+    (``extras["sdformat_elements"]``: an element of the node's tag, e.g. what a URDF
+    ``<gazebo reference>`` extension adds to a joint) to the element written for it."""
+    extra = node.extras.get("sdformat_elements")
+    if extra is not None:
+        _merge_into(el, extra)
+
+
+def _merge_into(el: etree._Element, extra: etree._Element) -> None:
+    """Unnamed containers merge with the one ``el`` has (``<axis>``, ``<physics>``);
+    a value ``el`` holds already wins (it is the node's own); anything else is added."""
+    for c in extra:
+        if not isinstance(c.tag, str):
+            continue
+        container = any(isinstance(k.tag, str) for k in c)
+        same = _child(el, c.tag) if c.get("name") is None else None
+        if same is not None and container and same.get("name") is None:
+            _merge_into(same, c)
+        elif same is None:
+            el.append(copy.deepcopy(c))
 
 
 _TENSOR = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
@@ -544,19 +614,39 @@ def to_element(document: Document, *, flatten: bool = False,
     if root is None:
         return sdf
     if flatten and tree is not None:
-        # Work on copies so flattening never alters the open document's elements.
-        for c in list(sdf):
-            if isinstance(c.tag, str) and c.tag in ("world", "model"):
-                sdf.remove(c)
-        sdf.insert(0, writer.build(root, as_copy=True))
+        # Work on copies so flattening never alters the open document's elements.  Every
+        # world of the file is flattened in its place (the first is the document; the
+        # others were read as documents of their own); anything else in <sdf> is kept.
+        copies = {id(original): twin for original, twin in zip(tree.getroot(), sdf)}
+        others = [d.root for d in document.extras.get("other_worlds", ())
+                  if d.root is not None]
+        for top in (root, *others):
+            built = writer.build(top, as_copy=True)
+            twin = copies.get(id(top.xml)) if top.xml is not None else None
+            if twin is not None and twin.getparent() is sdf:
+                built.tail = twin.tail
+                sdf.replace(twin, built)
+            else:
+                sdf.insert(0 if top is root else len(sdf), built)
         return sdf
     el = writer.build(root, as_copy=False)
     if el.getparent() is None:
         sdf.append(el)
+    for other in document.extras.get("other_worlds", ()):
+        # The file's other worlds, brought up to date in place like the first (a Save As
+        # elsewhere rebases their include URIs too).
+        if other.root is not None and other.root.xml is not None:
+            writer.build(other.root, as_copy=False)
     return sdf
 
 
 def to_string(document: Document, *, flatten: bool = False, out_dir: Path | None = None) -> str:
+    return _serialise(document, flatten, out_dir)[0]
+
+
+def _serialise(document: Document, flatten: bool, out_dir: Path | None
+               ) -> tuple[str, etree._Element]:
+    """The file's text and its ``<sdf>`` element."""
     sdf = to_element(document, flatten=flatten,
                      out_dir=out_dir or (document.directory if document.path else None))
     tree = document.extras.get("xml")
@@ -570,12 +660,88 @@ def to_string(document: Document, *, flatten: bool = False, out_dir: Path | None
     # Keep the file's own choice about the XML declaration (new documents get one).
     declare = tree is None or document.extras.get("xml_declaration", True)
     head = '<?xml version="1.0" ?>\n' if declare else ""
-    return head + text + ("\n" if not text.endswith("\n") else "")
+    return head + text + ("\n" if not text.endswith("\n") else ""), sdf
+
+
+#: How deep the XML of an SDFormat file may nest for its readers to open it:
+#: Snapframe's (libxml2 without XML_PARSE_HUGE: 256 elements, ``<sdf>`` counted) and
+#: libsdformat 12's (tinyxml2 9: fewer than 100 nodes, where text, even the whitespace
+#: between elements, and comments count as a level below their element; measured with
+#: tests/oracle: 97 nested models holding an empty <link/> load, 98 do not).
+SNAPFRAME_MAX_XML_DEPTH = 256
+LIBSDFORMAT_MAX_XML_DEPTH = 99
+
+
+def xml_depth(root: etree._Element) -> tuple[int, int]:
+    """(deepest element, deepest node) below and including ``root`` (depth 1), counted
+    without recursion; nodes are elements, comments and text as tinyxml2 counts them."""
+    elements = nodes = 0
+    stack = [(root, 1)]
+    while stack:
+        el, depth = stack.pop()
+        if not isinstance(el.tag, str):
+            nodes = max(nodes, depth)   # a comment or processing instruction
+            continue
+        elements = max(elements, depth)
+        nodes = max(nodes, depth + 1 if el.text else depth)
+        stack.extend((c, depth + 1) for c in el)
+    return elements, nodes
+
+
+def _check_depth(document: Document, sdf: etree._Element, flatten: bool) -> None:
+    """Refuse a file Snapframe could not open again (raises
+    :class:`~snapframe.plugins.nesting.NestingTooDeep`, a ``ValueError``, nothing written);
+    warn about one libsdformat 12 cannot open that this save made so deep (flattening
+    deeply included models: the modular file keeps each level in its own file)."""
+    from snapframe.plugins.nesting import NestingTooDeep
+    elements, nodes = xml_depth(sdf)
+    what = document.root
+    if elements > SNAPFRAME_MAX_XML_DEPTH:
+        message = (f"the SDFormat file would nest its XML {elements} elements deep; "
+                   f"Snapframe's XML parser opens {SNAPFRAME_MAX_XML_DEPTH} and libsdformat "
+                   f"12's {LIBSDFORMAT_MAX_XML_DEPTH}, so nothing is written"
+                   + ("; save it modular (keeping the includes) instead" if flatten else ""))
+        document.diagnostics.error(Code.CONVERSION_ERROR, message,
+                                   what.source if what is not None else None)
+        raise NestingTooDeep(message)
+    if nodes <= LIBSDFORMAT_MAX_XML_DEPTH:
+        return
+    # A modular save of a file read writes its nesting as it was (and stays faithful).
+    if flatten or document.extras.get("xml") is None:
+        document.diagnostics.warning(
+            Code.CONVERSION_ERROR, f"the SDFormat file nests its XML {nodes} levels deep; "
+            f"libsdformat 12 (Gazebo) refuses more than {LIBSDFORMAT_MAX_XML_DEPTH} "
+            "(XML_ELEMENT_DEPTH_EXCEEDED), Snapframe opens it"
+            + ("; save it modular (keeping the includes) for libsdformat" if flatten else ""),
+            what.source if what is not None else None)
+
+
+def report_unconverted(document: Document, flatten: bool) -> None:
+    """Warn about what models read from another format hold that SDFormat cannot (a URDF's
+    transmissions, say: ``extras["urdf_unconverted"]``), for each such model written in
+    this file: the document's own, and with ``flatten`` the included ones (a modular save
+    keeps the include, and so the file, as it is)."""
+    root = document.root
+    models = [root] if isinstance(root, Model) else []
+    if flatten:
+        models += [n.model for n in document.nodes(into_includes=True)
+                   if isinstance(n, Include) and n.model is not None]
+    seen: set[int] = set()
+    for model in models:
+        if id(model) in seen:
+            continue
+        seen.add(id(model))
+        for message, where in model.extras.get("urdf_unconverted", ()):
+            document.diagnostics.warning(Code.CONVERSION_ERROR, f"{message}: SDFormat has no "
+                                         "counterpart; left out", where)
 
 
 def write(document: Document, path: str | Path, *, flatten: bool = False) -> None:
     """Save ``document`` as SDFormat at ``path`` (atomically); content SDFormat cannot
-    hold (a distance mate) is reported in ``document.diagnostics``."""
+    hold (a distance mate, a URDF transmission) is reported in ``document.diagnostics``."""
     report_unwritten_mates(document, flatten)
+    report_unconverted(document, flatten)
     out_dir = Path(path).resolve().parent
-    atomic_write(path, to_string(document, flatten=flatten, out_dir=out_dir))
+    text, sdf = _serialise(document, flatten, out_dir)
+    _check_depth(document, sdf, flatten)
+    atomic_write(path, text)

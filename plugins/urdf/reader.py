@@ -28,6 +28,7 @@ line.  Bad input never raises: the worst outcome is ``None`` plus errors.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -37,15 +38,19 @@ from typing import Iterator
 from lxml import etree
 
 from snapframe.core.diagnostics import Code, Diagnostics, SourceLocation
-from snapframe.core.fileio import read_regular_file
+from snapframe.core.fileio import read_xml_file
+from snapframe.core import limits
+from snapframe.core.limits import listed
 from snapframe.core.loading import LoadContext
 from snapframe.core.model import (Collision, Document, Geometry, Inertial, Joint, JointAxis, Link,
                                   Model, NestedInclude, PoseSpec, Visual)
 from snapframe.core.model.names import SEP, WORLD, is_reserved
 from snapframe.core.pose import IDENTITY, Pose
-from snapframe.core.xmlsafe import XmlError, parse_number, parse_xml_bytes
+from snapframe.core.xmlsafe import (XmlError, parse_number, parse_numbers, parse_xml_bytes,
+                                   unusual_characters)
 
-from .gazebo_extensions import NUMBER_VALUES, read_joint_extensions
+from .gazebo_extensions import (NUMBER_VALUES, add_joint_dynamics, read_joint_extensions,
+                                read_link_extensions, read_robot_extension)
 
 __all__ = ["read", "read_string", "parse_include", "JOINT_TYPES"]
 
@@ -113,6 +118,8 @@ class _UrdfReader:
         #: Robot-level <material name> -> rgba (None: a texture-only material).
         self.materials: dict[str, tuple[float, float, float, float] | None] = {}
         self.ns: str | None = None
+        #: SDFormat ``<model>`` children of robot-level ``<gazebo>`` elements.
+        self.robot_extension: etree._Element | None = None
 
     # -- reporting ----------------------------------------------------------------
     def loc(self, el: etree._Element | None) -> SourceLocation:
@@ -166,10 +173,12 @@ class _UrdfReader:
                            f"Required attribute '{attr}' of <{tag}> is missing.", el)
             return default
         try:
-            values = tuple(float(p) for p in raw.split())
+            # The XML Schema syntax every XML format reads (no "1_0", no Arabic-Indic or
+            # full-width digits, no no-break space between numbers), not Python's float().
+            values = tuple(parse_numbers(raw))
         except ValueError:
-            self.error(Code.ATTRIBUTE_INVALID,
-                       f"Unable to read <{tag} {attr}='{raw.strip()}'> as numbers.", el)
+            self.error(Code.ATTRIBUTE_INVALID, f"Unable to read <{tag} {attr}='{raw.strip()}'> "
+                       f"as numbers{unusual_characters(raw)}.", el)
             return default
         if len(values) != count:
             self.error(Code.ATTRIBUTE_INVALID, f"<{tag} {attr}> needs {count} "
@@ -278,6 +287,8 @@ class _UrdfReader:
             joints.append(joint)
 
         self.apply_gazebo_joint_extensions(root, joints)
+        self.keep_joint_dynamics(joints)
+        self.apply_gazebo_link_extensions(root, links)
 
         if not links:
             self.error(Code.MODEL_WITHOUT_LINK, f"URDF robot [{self.robot}] has no <link>; a "
@@ -290,6 +301,66 @@ class _UrdfReader:
             return None
         root_link, X_ML, children = tree_result
         return self.assemble(root, tree, links, joints, root_link, X_ML, children)
+
+    def unconverted(self, root: etree._Element, joints: list[_ParsedJoint]
+                    ) -> list[tuple[str, SourceLocation]]:
+        """(message, where) of the URDF content that has no place in the core model nor in
+        the SDFormat it is converted to: transmissions, joint mimic / safety controller /
+        calibration, material textures."""
+        out = []
+        for el in self.children(root, "transmission"):
+            out.append((f"<transmission name=\"{el.get('name', '')}\"> of robot "
+                        f"[{self.robot}]", self.loc(el)))
+        for j in joints:
+            for c in self.children(j.el):
+                if self.tag(c) in ("mimic", "safety_controller", "calibration"):
+                    out.append((f"<{self.tag(c)}> of joint [{j.name}]", self.loc(c)))
+        for material in root.iter():
+            if self.tag(material) == "material" and self.child(material, "texture") is not None:
+                out.append((f"the texture of material [{material.get('name', '')}]",
+                            self.loc(material)))
+        return out
+
+    def keep_joint_dynamics(self, joints: list[_ParsedJoint]) -> None:
+        """``<dynamics damping friction>``: not part of the core model; kept as the SDFormat
+        ``//axis/dynamics`` libsdformat makes of it, for the SDFormat writer."""
+        for j in joints:
+            dynamics = self.child(j.el, "dynamics")
+            if dynamics is None:
+                continue
+            damping, friction = self.number(dynamics, "damping"), self.number(dynamics, "friction")
+            merged = add_joint_dynamics(j.node.extras.get("sdformat_elements"), damping,
+                                        friction, _number_text)
+            if merged is not None:
+                j.node.extras["sdformat_elements"] = merged
+
+    def apply_gazebo_link_extensions(self, root: etree._Element, links: dict[str, Link]) -> None:
+        """``<gazebo reference="link">`` and robot-level ``<gazebo>`` extensions, kept as the
+        SDFormat libsdformat makes of them (see :mod:`.gazebo_extensions`): on the link, on
+        each of its collisions and visuals, and (robot level) on the model."""
+        gazebo = list(self.children(root, "gazebo"))
+        if not gazebo:
+            return
+        for name, ext in read_link_extensions(gazebo, set(links), self.tag).items():
+            link = links[name]
+            for node, extra in ((link, ext.link), *((c, ext.collision) for c in link.collisions),
+                                *((v, ext.visual) for v in link.visuals)):
+                if len(extra):
+                    node.extras["sdformat_elements"] = copy.deepcopy(extra)
+            parts = {(p.kind, p.name): p for p in (*link.visuals, *link.collisions)}
+            for (kind, part_name), extra in ext.named.items():
+                part = parts.get((kind, part_name))
+                if part is None:
+                    self.warning(Code.ELEMENT_INVALID, f"<gazebo reference=\"{name}\"> has a "
+                                 f"<{kind} name=\"{part_name}\">, but link [{name}] has no "
+                                 f"{kind} of that name; it is ignored.", ext.element,
+                                 self.path("link", name))
+                    continue
+                held = part.extras.setdefault("sdformat_elements", etree.Element(kind))
+                held.extend(copy.deepcopy(c) for c in extra)
+        robot = read_robot_extension(gazebo, self.robot, self.tag)
+        if robot is not None:
+            self.robot_extension = robot
 
     def apply_gazebo_joint_extensions(self, root: etree._Element,
                                       joints: list[_ParsedJoint]) -> None:
@@ -648,9 +719,10 @@ class _UrdfReader:
         cycle = list(reversed(cycle))
         start = min(range(len(cycle)), key=lambda i: cycle[i].el.sourceline or 0)
         cycle = cycle[start:] + cycle[:start]
-        chain = " -> ".join([cycle[0].parent, *(j.child for j in cycle)])
+        # A loop may run through thousands of joints: the message names the first few.
+        chain = listed([cycle[0].parent, *(j.child for j in cycle)], most=12, separator=" -> ")
         self.error(Code.ELEMENT_INVALID, f"Kinematic loop through joints "
-                   f"[{', '.join(j.name for j in cycle)}] (links {chain}); a URDF must be a tree.",
+                   f"[{listed(j.name for j in cycle)}] (links {chain}); a URDF must be a tree.",
                    cycle[0].el, self.path("joint", cycle[0].name))
 
     # -- the interface model ------------------------------------------------------
@@ -702,6 +774,10 @@ class _UrdfReader:
         # X_LM (interface API): the model frame in the canonical link's frame.
         model.interface_pose_in_canonical = X_ML[canonical].inverse()
         model.extras["urdf_xml"] = tree
+        # What neither the core model nor SDFormat holds: other formats' writers report it.
+        model.extras["urdf_unconverted"] = self.unconverted(root_el, joints)
+        if self.robot_extension is not None:
+            model.extras["sdformat_elements"] = self.robot_extension
         model.extras["urdf_version"] = (root_el.get("version") or "").strip()
         if skipped:
             model.extras["urdf_skipped_joints"] = skipped
@@ -717,7 +793,7 @@ def _parse(path: Path, data: bytes | None, context: LoadContext,
     reader = _UrdfReader(file, context, diagnostics)
     if data is None:
         try:
-            data = read_regular_file(path)  # no FIFOs, devices or oversized files
+            data = read_xml_file(path)  # no FIFOs, devices or oversized files
         except OSError as exc:
             reader.error(Code.FILE_READ, f"Unable to read file:{file}: {exc.strerror or exc}",
                          None)
@@ -735,6 +811,13 @@ def _parse(path: Path, data: bytes | None, context: LoadContext,
         return None, reader.n_errors
     for message, line in warnings:
         diagnostics.warning(Code.WARNING, message, SourceLocation(file, line))
+    # Refused before a model of millions of nodes is built (see snapframe.core.limits).
+    count = int(tree.xpath("count(/robot/link | /robot/joint | /robot/link/visual | "
+                           "/robot/link/collision)"))
+    if count > limits.MAX_ELEMENT_INSTANCES:
+        reader.error(Code.RESOURCE_LIMIT, limits.budget_message(
+            f"[{file or '<string>'}]", f"{count:,}"), tree.getroot())
+        return None, reader.n_errors
     model = reader.robot_model(tree)
     return model, reader.n_errors
 
@@ -777,3 +860,8 @@ def _read(path: Path, data: bytes | None, context: LoadContext) -> Document:
         from snapframe.core.frames import check_document  # local: frames imports the model
         check_document(doc)
     return doc
+
+
+def _number_text(value: float) -> str:
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text

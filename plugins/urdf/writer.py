@@ -24,8 +24,17 @@ frame.  So the writer:
   world (a static model, a joint to the world); otherwise at the root link, whose frame
   becomes the URDF's model frame.  Links no joint connects to the tree hang from the
   root on ``floating`` joints, reported;
-* refuses a document that is not a tree: a kinematic loop, or a link with two parent
-  joints, is an error naming the joint, and nothing is written (:class:`NotATree`).
+* needs a tree, not a direction: joints are written from a root (the world, else a link
+  no joint has as its child) outwards, a joint pointing the other way reversed (the same
+  motion: a fixed joint as it is, a moving one with its axis turned round), reported; a
+  kinematic loop is an error naming the joint that closes it, and nothing is written
+  (:class:`NotATree`);
+* keeps what URDF elements cannot hold in ``<gazebo>`` extensions, as libsdformat's URDF
+  parser reads them: model plugins and other model content at robot level; a link's
+  ``<gravity>``, ``<self_collide>``, sensors, lights and other content, and its visuals'
+  and collisions' extra content by name; a joint's spring stiffness and reference, its
+  ``<physics>`` and sensors.  What no extension holds (an axis limit stiffness, a world's
+  lights, a file's other worlds) is reported naming the element.
 
 Documents read from URDF keep what the reader set aside: their ``floating`` and
 ``planar`` joints, joint ``<dynamics>``/``<mimic>``/``<safety_controller>``/
@@ -39,14 +48,16 @@ from __future__ import annotations
 import copy
 import math
 import os
-from dataclasses import dataclass, field
+from collections import Counter, deque
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lxml import etree
 
 from snapframe.core.diagnostics import Code, Diagnostics
 from snapframe.core.fileio import atomic_write
-from snapframe.core.model import Collision, Document, Geometry, Inertial, Link, Model, Visual
+from snapframe.core.model import (Collision, Document, Geometry, Inertial, Link, Model, Visual,
+                                  World)
 from snapframe.core.model.names import SEP, WORLD
 from snapframe.core.pose import IDENTITY, Pose
 
@@ -66,6 +77,27 @@ URDF_SHAPES = ("box", "cylinder", "sphere", "mesh")
 _JOINT_EXTRAS = ("dynamics", "mimic", "safety_controller", "calibration")
 #: A revolute axis further than this from the child link origin cannot keep its place.
 _AXIS_OFFSET_TOL = 1e-9
+#: Roots tried per group of connected links when choosing the one that reverses the
+#: fewest moving joints (bounds the work for links with very many parent joints).
+_MAX_ROOTS_TRIED = 32
+#: Children of SDFormat elements that the URDF elements themselves hold (or that only
+#: feed what is written: densities feed computed inertia).  Any other child is kept in a
+#: ``<gazebo>`` extension (see :meth:`_Writer.extensions`) or reported.
+_WRITTEN = {
+    "model": frozenset({"pose", "static", "link", "joint", "frame", "model", "include"}),
+    "world": frozenset({"link", "joint", "frame", "model", "include"}),
+    "link": frozenset({"pose", "inertial", "visual", "collision"}),
+    "visual": frozenset({"pose", "geometry"}),
+    "collision": frozenset({"pose", "geometry", "density", "auto_inertia_params"}),
+    "joint": frozenset({"pose", "parent", "child", "axis"}),
+    "inertial": frozenset({"pose", "mass", "inertia", "density", "auto_inertia_params"}),
+}
+#: ``//joint/axis`` values URDF holds (``<axis>``, ``<limit>``, ``<dynamics>``) and those a
+#: joint ``<gazebo>`` extension holds, by the extension's name (libsdformat's parser_urdf).
+_AXIS_WRITTEN = frozenset({"xyz", "limit/lower", "limit/upper", "limit/effort", "limit/velocity",
+                           "dynamics/damping", "dynamics/friction", "use_parent_model_frame"})
+_AXIS_EXTENSIONS = {"dynamics/spring_stiffness": "springStiffness",
+                    "dynamics/spring_reference": "springReference"}
 
 
 class NotATree(ValueError):
@@ -185,9 +217,15 @@ class _Writer:
         return plan
 
     def _parents(self, flat: Flattened, by_name: dict[str, FlatLink]) -> dict[str, FlatJoint]:
-        """The joint each link hangs from (document order); a second parent or a loop is
-        an error (:class:`NotATree`)."""
-        parent_of: dict[str, FlatJoint] = {}
+        """The joint each link hangs from.  URDF needs one parent per link; SDFormat only
+        needs the joints to form a tree, in whichever direction each is written (a weld
+        onto an included model's second link gives that link two parent joints).  So each
+        connected group of links is rooted (at the world; else at a link no joint has as
+        its child, the one whose tree holds the canonical link first, choosing the root
+        that reverses the fewest moving joints) and a joint pointing the other way is
+        reversed (:func:`_reversed`: the same motion).  A loop is an error naming the
+        joint that closes it (:class:`NotATree`)."""
+        joints: list[FlatJoint] = []
         for j in flat.joints:
             if j.child == WORLD or j.child == j.parent:
                 what = "the world as its child" if j.child == WORLD else "one link at both ends"
@@ -196,14 +234,111 @@ class _Writer:
                 continue
             if j.child not in by_name or (j.parent != WORLD and j.parent not in by_name):
                 continue   # an end whose pose could not be resolved (reported)
-            first = parent_of.get(j.child)
-            if first is not None:
-                self.fail(f"joint '{j.name}' gives link '{j.child}' a second parent (joint "
-                          f"'{first.name}' is the first); URDF needs a tree of links, so "
-                          "nothing is written", j.node)
-            parent_of[j.child] = j
-        self._check_loops(parent_of, by_name)
+            joints.append(j)
+        order = {id(j): i for i, j in enumerate(joints)}
+        edges: dict[str, list[FlatJoint]] = {}
+        for j in joints:
+            edges.setdefault(j.parent, []).append(j)
+            edges.setdefault(j.child, []).append(j)
+        has_parent = {j.child for j in joints}
+        canonical_top = self._tree_root(flat.canonical, {j.child: j for j in joints}) \
+            if flat.canonical else ""
+        nodes = ([WORLD] if WORLD in edges else []) + list(by_name)
+        chosen: list[tuple[str, FlatJoint, bool]] = []
+        seen: set[str] = set()
+        for start in nodes:
+            if start in seen or start not in edges:
+                continue
+            group = self._group(start, edges)
+            seen.update(group)
+            if WORLD in group:
+                candidates = [WORLD]   # the world is no link: it cannot hang from one
+            else:
+                candidates = [n for n in group if n not in has_parent] or [group[0]]
+                candidates.sort(key=lambda n: n != canonical_top)
+                del candidates[_MAX_ROOTS_TRIED:]   # each try walks the group once
+            best = None
+            for root in candidates:
+                tree, loop = self._orient(root, edges)
+                if loop is not None:
+                    self._loop(loop, tree, order)
+                cost = (sum(1 for j, rev in tree.values() if rev and j.node.type != "fixed"),
+                        sum(1 for _, rev in tree.values() if rev))
+                if best is None or cost < best[0]:
+                    best = (cost, tree)
+            assert best is not None
+            chosen.extend((child, j, rev) for child, (j, rev) in best[1].items())
+        parents = Counter(j.child for j in joints)
+        parent_of: dict[str, FlatJoint] = {}
+        for child, j, rev in sorted(chosen, key=lambda c: order[id(c[1])]):  # document order
+            if rev:
+                why = f"link '{j.child}' has {parents[j.child]} parent joints" \
+                    if parents[j.child] > 1 else f"the tree is rooted at '{j.child}''s side"
+                self.warn(f"joint '{j.name}' is written from '{j.child}' to '{j.parent}' "
+                          f"(reversed, the same motion): URDF gives each link one parent "
+                          f"joint, and {why}", j.node)
+            parent_of[child] = _reversed(j) if rev else j
         return parent_of
+
+    @staticmethod
+    def _group(start: str, edges: dict[str, list[FlatJoint]]) -> list[str]:
+        """The links (and the world) joints connect to ``start``, in the order found."""
+        out, todo, seen = [], [start], {start}
+        while todo:
+            n = todo.pop()
+            out.append(n)
+            for j in edges.get(n, ()):
+                other = j.child if j.parent == n else j.parent
+                if other not in seen:
+                    seen.add(other)
+                    todo.append(other)
+        return out
+
+    @staticmethod
+    def _orient(root: str, edges: dict[str, list[FlatJoint]]
+                ) -> tuple[dict[str, tuple[FlatJoint, bool]], tuple | None]:
+        """Breadth-first from ``root``: each link's joint and whether it is reversed; the
+        first joint that closes a loop (joint, its two ends) if there is one."""
+        tree: dict[str, tuple[FlatJoint, bool]] = {}
+        used: set[int] = set()
+        queue, seen = deque([root]), {root}
+        while queue:
+            n = queue.popleft()
+            for j in edges.get(n, ()):
+                if id(j) in used:
+                    continue
+                used.add(id(j))
+                other = j.child if j.parent == n else j.parent
+                if other in seen:
+                    return tree, (j, n, other)
+                seen.add(other)
+                tree[other] = (j, j.parent != n)
+                queue.append(other)
+        return tree, None
+
+    def _loop(self, loop: tuple, tree: dict[str, tuple[FlatJoint, bool]],
+              order: dict[int, int]) -> None:
+        """Report the loop ``closing`` completes through the tree built so far."""
+        closing, a, b = loop
+
+        def up(n: str) -> list[str]:
+            path = [n]
+            while n in tree:
+                j, _ = tree[n]
+                n = j.parent if j.child == n else j.child
+                path.append(n)
+            return path
+
+        pa, pb = up(a), up(b)
+        on_b = set(pb)
+        common = next(n for n in pa if n in on_b)
+        cycle = [closing] + [tree[n][0] for n in pa[:pa.index(common)]] + \
+            [tree[n][0] for n in pb[:pb.index(common)]]
+        cycle.sort(key=lambda j: order[id(j)])
+        last = cycle[-1]
+        names = ", ".join(j.name for j in cycle)
+        self.fail(f"joint '{last.name}' closes a kinematic loop (joints {names}); URDF "
+                  "needs a tree of links, so nothing is written", last.node)
 
     def _hang_roots(self, plan: _Plan, roots: list[FlatLink],
                     by_name: dict[str, FlatLink]) -> None:
@@ -237,32 +372,14 @@ class _Writer:
                       "from it on floating joints (which libsdformat 12 cannot load)",
                       self.document.root)
 
-    def _check_loops(self, parent_of: dict[str, FlatJoint], by_name: dict[str, FlatLink]) -> None:
-        """Every link has at most one parent here: a loop is a cycle of parents."""
-        order = {id(j): i for i, j in enumerate(parent_of.values())}
-        done: set[str] = set()
-        for start in by_name:
-            path: list[str] = []
-            on_path: set[str] = set()
-            cur: str | None = start
-            while cur is not None and cur not in done and cur not in on_path:
-                on_path.add(cur)
-                path.append(cur)
-                j = parent_of.get(cur)
-                cur = j.parent if j is not None else None
-            if cur is not None and cur in on_path:
-                loop = [parent_of[n] for n in path[path.index(cur):]]
-                last = max(loop, key=lambda j: order[id(j)])
-                names = ", ".join(j.name for j in sorted(loop, key=lambda j: order[id(j)]))
-                self.fail(f"joint '{last.name}' closes a kinematic loop (joints {names}); URDF "
-                          "needs a tree of links, so nothing is written", last.node)
-            done.update(path)
-
     @staticmethod
     def _tree_root(link: str, parent_of: dict[str, FlatJoint]) -> str:
-        """The root of the tree ``link`` is in (no loops are left at this point)."""
-        while link in parent_of:
+        """The root of the tree ``link`` is in (the top of its chain of parents; a chain
+        that comes back on itself stops there)."""
+        seen = {link}
+        while link in parent_of and parent_of[link].parent not in seen:
             link = parent_of[link].parent
+            seen.add(link)
         return link
 
     def _joint(self, j: FlatJoint, plan: _Plan, by_name: dict[str, FlatLink]) -> _UrdfJoint:
@@ -345,6 +462,8 @@ class _Writer:
             # Gazebo (libsdformat) merges links joined by fixed joints unless told not to.
             gz = etree.SubElement(robot, "gazebo", reference=name)
             etree.SubElement(gz, "preserveFixedJoint").text = "true"
+        for gz in self.extensions(plan):
+            robot.append(gz)
         if self.urdf_xml is not None:
             for el in self.urdf_xml.getroot():
                 if isinstance(el.tag, str) and el.tag in ("transmission", "gazebo"):
@@ -381,10 +500,9 @@ class _Writer:
                     el.append(extra)
         return el
 
-    @staticmethod
-    def _dynamics(j: FlatJoint) -> dict[str, str]:
+    def _dynamics(self, j: FlatJoint) -> dict[str, str]:
         """``<axis><dynamics>`` damping and friction of an SDFormat joint."""
-        xml = j.node.xml
+        xml = self._view(j.node)
         out = {}
         if xml is None:
             return out
@@ -406,6 +524,139 @@ class _Writer:
                 return [copy.deepcopy(c) for c in el if isinstance(c.tag, str)
                         and c.tag in _JOINT_EXTRAS]
         return []
+
+    # -- what URDF elements do not hold: <gazebo> extensions ---------------------------------
+    def _view(self, node) -> etree._Element | None:
+        """The SDFormat element of ``node``: the one it was read from, or (a node read from
+        URDF through an include) what its reader set aside as SDFormat.  None for the nodes
+        of a URDF document written back: its own ``<gazebo>`` elements are copied."""
+        if node.xml is not None:
+            return node.xml
+        return node.extras.get("sdformat_elements") if self.urdf_xml is None else None
+
+    @staticmethod
+    def _unwritten(el: etree._Element | None, kind: str) -> list[etree._Element]:
+        if el is None:
+            return []
+        return [c for c in el if isinstance(c.tag, str) and c.tag not in _WRITTEN[kind]]
+
+    def extensions(self, plan: _Plan) -> list[etree._Element]:
+        """SDFormat content the URDF elements cannot hold, kept in ``<gazebo>`` extensions
+        the way libsdformat's URDF parser reads them back: robot-level (model plugins,
+        ``<self_collide>``...), per link (``<gravity>``, ``<self_collide>``, sensors, lights,
+        and each visual's and collision's extra content by its name) and per joint
+        (spring stiffness and reference, ``<physics>``, sensors).  What no extension holds
+        is reported, naming the element."""
+        out: list[etree._Element] = []
+        robot = etree.Element("gazebo")
+        root = self.document.root
+        if isinstance(root, World):
+            self._world_leftovers(root)
+        for model in self._models():
+            if model is not root or self.urdf_xml is None:   # (a URDF's own: copied)
+                for message, where in model.extras.get("urdf_unconverted", ()):
+                    self.diags.warning(Code.CONVERSION_ERROR, f"{message}: not written "
+                                       "(only a URDF document written back keeps it)", where)
+            view = self._view(model)
+            blobs = self._unwritten(view, "model")
+            if model.xml is None and view is not None and view.find("static") is not None:
+                # A URDF's robot-level <static>, which its model does not apply: robot-level
+                # here it would make the whole robot static.
+                self.warn(f"model '{model.name}': the <static> of its URDF <gazebo> extension "
+                          "is not written (it would make the whole robot static)", model)
+            if blobs and model is not root:
+                tags = ", ".join(dict.fromkeys(f"<{c.tag}>" for c in blobs))
+                self.warn(f"model '{model.name}': {tags} kept as robot-level <gazebo> "
+                          "extension (URDF has no nested models; names inside are not "
+                          "rewritten)", model)
+            robot.extend(copy.deepcopy(c) for c in blobs)
+        if len(robot):
+            out.append(robot)
+        for link in plan.links:
+            gz = self._link_extension(link, plan.names[link.name])
+            if gz is not None:
+                out.append(gz)
+        for j in plan.joints:
+            if j.source is not None:
+                gz = self._joint_extension(j)
+                if gz is not None:
+                    out.append(gz)
+        return out
+
+    def _world_leftovers(self, world: World) -> None:
+        """A URDF is one robot: the world's own content (physics, lights, plugins...) and
+        the file's other worlds have no place in it."""
+        tags = list(dict.fromkeys(f"<{c.tag}>" for c in self._unwritten(world.xml, "world")))
+        if tags:
+            self.warn(f"world '{world.name}': {', '.join(tags)} "
+                      f"{'has' if len(tags) == 1 else 'have'} no URDF counterpart; left out",
+                      world)
+        others = [d.root.name for d in self.document.extras.get("other_worlds", ())
+                  if d.root is not None]
+        if others:
+            self.warn(f"the file's other world{'s' if len(others) > 1 else ''} "
+                      f"{', '.join(repr(n) for n in others)} cannot be written: a URDF holds "
+                      f"one robot (world '{world.name}' is written); left out", world)
+
+    def _models(self) -> list[Model]:
+        """The models whose content is written (nested and included ones once each)."""
+        seen: set[int] = set()
+        out = []
+        for node in self.document.nodes(into_includes=True):
+            if isinstance(node, Model) and id(node) not in seen:
+                seen.add(id(node))
+                out.append(node)
+        return out
+
+    def _link_extension(self, flat: FlatLink, name: str) -> etree._Element | None:
+        link = flat.node
+        gz = etree.Element("gazebo", reference=name)
+        view = self._view(link)
+        gz.extend(copy.deepcopy(c) for c in self._unwritten(view, "link"))
+        inertial = view.find("inertial") if view is not None else None
+        lost = [f"<{c.tag}>" for c in self._unwritten(inertial, "inertial")]
+        if lost:
+            self.warn(f"link '{flat.name}': {', '.join(lost)} of its <inertial> "
+                      "have no URDF counterpart; left out", link)
+        for part in [*link.visuals, *link.collisions]:
+            if part.geometry.shape not in URDF_SHAPES:
+                continue   # not written (reported, or nothing to lose): nor is its content
+            pview = self._view(part)
+            kept = self._unwritten(pview, part.kind)
+            if isinstance(part, Visual):
+                kept = [c for c in kept if c.tag != "material" or not _color_only(c)]
+            if kept:
+                blob = etree.SubElement(gz, part.kind, name=part.name)
+                blob.extend(copy.deepcopy(c) for c in kept)
+        return gz if len(gz) else None
+
+    def _joint_extension(self, j: _UrdfJoint) -> etree._Element | None:
+        node = j.source.node
+        view = self._view(node)
+        if view is None:
+            return None
+        gz = etree.Element("gazebo", reference=j.name)
+        lost: list[str] = []
+        for c in self._unwritten(view, "joint"):
+            gz.append(copy.deepcopy(c))   # <physics>, <sensor>, ...: copied as they are
+        for i, axis in enumerate(c for c in view if c.tag in ("axis", "axis2")):
+            if i > 0 or j.type not in ("revolute", "continuous", "prismatic"):
+                if j.type == URDF_JOINT_TYPES.get(node.type):   # (else: reported as fixed)
+                    lost.append(f"<{axis.tag}>")
+                continue
+            for path, leaf in _leaves(axis):
+                if path in _AXIS_WRITTEN:
+                    continue
+                key = _AXIS_EXTENSIONS.get(path)
+                if key is not None:
+                    etree.SubElement(gz, key).text = (leaf.text or "").strip()
+                else:
+                    lost.append(f"<{axis.tag}/{path}>")
+        if lost:
+            self.warn(f"joint '{j.source.name}': {', '.join(lost)} "
+                      f"{'has' if len(lost) == 1 else 'have'} no URDF counterpart; left out",
+                      node)
+        return gz if len(gz) else None
 
     def link(self, flat: FlatLink, name: str) -> etree._Element:
         link = flat.node
@@ -536,6 +787,41 @@ class _Writer:
             self.warn(f"mesh '{uri}' of link '{flat.name}' was not found; written as is, which "
                       "ROS tools cannot resolve unless it is a package:// URI", part)
         return uri
+
+
+def _reversed(j: FlatJoint) -> FlatJoint:
+    """``j`` written from its child to its parent: the same relative motion.  The joint
+    frame stays where it is; the axis turns round, so the same joint position gives the
+    same pose (X_CP(q) = X_PC(q)^-1 = X_CJ R(-axis, q) X_JP), and the limits stay."""
+    x, y, z = j.axis_J
+    return replace(j, parent=j.child, child=j.parent, axis_J=(-x, -y, -z))
+
+
+def _color_only(material: etree._Element) -> bool:
+    """Does an SDFormat ``<material>`` say no more than the diffuse colour URDF keeps?"""
+    diffuse = material.find("diffuse")
+    for c in material:
+        if not isinstance(c.tag, str) or c.tag == "diffuse":
+            continue
+        if c.tag == "ambient" and diffuse is not None and \
+                (c.text or "").split() == (diffuse.text or "").split():
+            continue   # what the SDFormat writer writes for a colour
+        return False
+    return True
+
+
+def _leaves(el: etree._Element, prefix: str = "") -> list[tuple[str, etree._Element]]:
+    """(path below ``el``, element) of every leaf element, in document order."""
+    out = []
+    for c in el:
+        if not isinstance(c.tag, str):
+            continue
+        path = f"{prefix}{c.tag}"
+        if any(isinstance(k.tag, str) for k in c):
+            out.extend(_leaves(c, path + "/"))
+        else:
+            out.append((path, c))
+    return out
 
 
 def _from_urdf(link: Link) -> bool:

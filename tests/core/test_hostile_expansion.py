@@ -52,34 +52,35 @@ def timed_load(path: Path):
 def test_eight_files_including_each_other_eight_times_are_refused_in_the_file_that_expands(
         tmp_path):
     # m7 is 1 instance (its link); m6 = 1 + 8 * (1 + 1) = 17; each level up is 1 + 8 * (1 +
-    # the level below): 145, 1169, 9361, 74897, then m1 would be 599,185.  Inside m1 the
-    # includes c0..c5 of m2 add 6 * 74,898 = 449,388; c6 would make 524,286 > 500,000.
+    # the level below): 145, 1169, 9361, then m2 would be 74,897.  Inside m2 the includes
+    # c0..c4 of m3 add 5 * 9,362 = 46,810; c5 would make 56,172 > 50,000.
     world = write_bomb(tmp_path, 8, 8)
     doc, seconds = timed_load(world)
     assert seconds < 5.0
     errors = limit_errors(doc)
-    assert len(errors) == 1, "the root cause once; files including m1 add nothing"
+    assert len(errors) == 1, "the root cause once; files including m2 add nothing"
     e = errors[0]
-    assert Path(e.file).name == "m1.sdf" and e.line == 1
-    assert "<include> [c6] of [m2.sdf]" in e.message and "524,286" in e.message
-    assert "500,000" in e.message and "MAX_ELEMENT_INSTANCES" in e.message
+    assert Path(e.file).name == "m2.sdf" and e.line == 1
+    assert "<include> [c5] of [m3.sdf]" in e.message and "56,172" in e.message
+    assert "50,000" in e.message and "MAX_ELEMENT_INSTANCES" in e.message
     assert over_budget(doc)
-    # m0 is kept, without its includes of the refused m1 (as if they had failed to load).
+    # m1 is kept, without its includes of the refused m2 (as if they had failed to load).
     [m0] = doc.root.includes
-    assert m0.model is not None and [i.model for i in m0.model.includes] == [None] * 8
+    m1 = m0.model.includes[0].model
+    assert m1 is not None and [i.model for i in m1.includes] == [None] * 8
     # What is kept is within the budget: nothing can expand it past the limit.
     assert document_instances(doc) <= limits.MAX_ELEMENT_INSTANCES
 
 
 def test_three_levels_of_100_includes_are_refused_at_the_top_file(tmp_path):
     # m3 = 1, m2 = 1 + 100 * 2 = 201, m1 = 1 + 100 * 202 = 20,201; in m0 each include of m1
-    # adds 20,202: the 25th makes 505,050.
+    # adds 20,202: the 3rd makes 60,606.
     world = write_bomb(tmp_path, 4, 100)
     doc, seconds = timed_load(world)
     assert seconds < 5.0
     [e] = limit_errors(doc)
     assert Path(e.file).name == "m0.sdf"
-    assert "<include> [c24] of [m1.sdf]" in e.message and "505,050" in e.message
+    assert "<include> [c2] of [m1.sdf]" in e.message and "60,606" in e.message
 
 
 def test_merge_includes_are_counted_like_includes(tmp_path):
@@ -87,7 +88,7 @@ def test_merge_includes_are_counted_like_includes(tmp_path):
     doc, seconds = timed_load(world)
     assert seconds < 5.0
     [e] = limit_errors(doc)
-    assert Path(e.file).name == "m1.sdf"
+    assert Path(e.file).name == "m2.sdf"
 
 
 def test_each_file_of_a_bomb_is_parsed_once(tmp_path, monkeypatch):

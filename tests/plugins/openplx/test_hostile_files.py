@@ -177,7 +177,9 @@ def test_the_budget_counts_exactly_and_refuses_only_past_it(tmp_path: Path) -> N
     assert counts == [_fan_out_count(k) for k in range(7)]  # S6: 823,881; S5: 102,985
     over = [budget_problem(f.evaluator, f.evaluator.model_type(f.symbol(f"S{k}")),
                            f.symbol(f"S{k}").decl) for k in range(7)]
-    assert [p is not None for p in over] == [False] * 6 + [True]
+    # Refused exactly past the shared budget (S4: 12,873; S5: 102,985; S6: 823,881).
+    assert [p is not None for p in over] == [c > MAX_ELEMENT_INSTANCES for c in counts]
+    assert over[-1] is not None and over[3] is None
     # Below the budget the model is built: 3 * 8^2 + 8 + 1 = 201 elements of S2.
     path = tmp_path / "fan.openplx"
     path.write_text(_fan_out(2))

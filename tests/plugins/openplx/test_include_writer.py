@@ -228,8 +228,7 @@ def test_a_model_with_only_includes_and_joints_is_a_valid_system(tmp_path):
     assert load_file(tmp_path / "empty.openplx").all_problems() == []
 
 
-def test_a_thousand_nested_models_are_written_without_recursion(tmp_path):
-    depth = 1000
+def _nested_models(depth: int) -> Model:
     top = Model(name="m0")
     model = top
     for i in range(1, depth):
@@ -238,10 +237,28 @@ def test_a_thousand_nested_models_are_written_without_recursion(tmp_path):
         model.add(sub)
         model = sub
     model.add(Link(name="leaf"))
+    return top
+
+
+def test_a_thousand_nested_models_are_refused_without_recursion(tmp_path):
+    # A reader expands MAX_SYSTEM_DEPTH systems below the assembled one: a deeper file
+    # could not be opened again, so it is not written (and the walk does not recurse).
+    import pytest
+    from snapframe.plugins.nesting import NestingTooDeep
+    from snapframe.plugins.openplx.physics import MAX_SYSTEM_DEPTH
     limit = sys.getrecursionlimit()
-    text, _ = _save(Document(root=top, format="sdformat"), tmp_path / "deep.openplx")
+    doc = Document(root=_nested_models(1000), format="sdformat")
+    with pytest.raises(NestingTooDeep, match=f"nested 999 deep .* expand {MAX_SYSTEM_DEPTH}"):
+        openplx_format.write(doc, tmp_path / "deep.openplx")
     assert sys.getrecursionlimit() == limit
+    assert not (tmp_path / "deep.openplx").exists()
+    # As deep as a reader expands: written, and read back whole.
+    depth = MAX_SYSTEM_DEPTH + 1
+    text, _ = _save(Document(root=_nested_models(depth), format="sdformat"),
+                    tmp_path / "deepest.openplx")
     types = _types(text)
     assert len(types) == depth and types[-1] == "m0"
     assert max(len(t) for t in types) <= 64           # type names do not grow with depth
     assert "    leaf is Physics3D.Bodies.RigidBody:" in text
+    back = load(tmp_path / "deepest.openplx")
+    assert not back.diagnostics.has_errors(), [d.format() for d in back.diagnostics.errors]

@@ -406,8 +406,9 @@ def test_names_that_clash_in_openplx_are_made_unique(tmp_path) -> None:
     from snapframe.plugins.openplx.snap_input import assemble
     _, asm, _ = assemble(source)
     assert source.all_problems() == []
+    # The valid name is kept by its own link; the renamed one gets a fresh name.
     assert [(b.name, b.declared.p) for b in asm.bodies] == [
-        ("left_wheel", (0, 1, 0)), ("left_wheel_2", (0, 2, 0)), ("local_transform_2", (0, 3, 0))]
+        ("left_wheel_2", (0, 1, 0)), ("left_wheel", (0, 2, 0)), ("local_transform_2", (0, 3, 0))]
     assert asm.bodies[1].mass == 5 and [g.name for g in asm.bodies[1].geometries] == ["inertia_2"]
     assert asm.root.declared is None and asm.root.reference_body is None
     assert [c.path for c in asm.connectors] == ["cart.reference_body_2"]

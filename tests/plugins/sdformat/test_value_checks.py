@@ -29,6 +29,8 @@ DESCRIPTIONS = Path("/usr/share/sdformat12/1.9")
     ("unsigned int", "0xffff"), ("bool", "TRUE"), ("bool", "0"), ("vector3", "1 2 3"),
     ("color", "1 0 0"), ("color", "0 0.5 1 1"), ("pose", "1 2 3 0 0 0"), ("vector2i", "4 5"),
     ("double", ""), ("string", "anything"),
+    # libsdformat 12 reads an integer with std::stoi: the leading digits of a number.
+    ("int", "10.5"), ("int", "1e3"), ("unsigned int", "7."),
 ])
 def test_values_libsdformat_reads(value_type, text):
     assert value_problem(value_type, text) is None
@@ -36,7 +38,8 @@ def test_values_libsdformat_reads(value_type, text):
 
 @pytest.mark.parametrize("value_type,text", [
     ("double", "1_0"), ("double", "\u0661"), ("double", "1 2"), ("double", "bad"),
-    ("int", "1.5"), ("unsigned int", "-1"), ("bool", "yes"), ("vector3", "1 2"),
+    ("int", ".5"), ("int", "10abc"), ("int", "2147483648"), ("unsigned int", "-1"),
+    ("bool", "yes"), ("vector3", "1 2"),
     ("vector3", "0 1 inf"), ("color", "1.5 0 0 1"), ("color", "1 0"), ("pose", "1 2 3"),
     ("pose", "0 0 nan 0 0 0"), ("vector2i", "1 2.5"),
 ])

@@ -133,12 +133,15 @@ def test_a_kinematic_loop_is_an_error_naming_the_joint_and_nothing_is_written(tm
     assert error.code == Code.CONVERSION_ERROR and "(joints ab, bc, ca)" in error.message
 
 
-def test_a_link_with_two_parent_joints_is_an_error_naming_the_second(tmp_path):
-    doc = _sdf(tmp_path, """<model name="m"><link name="a"/><link name="b"/><link name="c"/>
-      <joint name="ac" type="fixed"><parent>a</parent><child>c</child></joint>
-      <joint name="bc" type="fixed"><parent>b</parent><child>c</child></joint></model>""")
+def test_a_loop_through_the_world_is_an_error_naming_the_joint(tmp_path):
+    # Two links each fixed in the world and joined to each other: no choice of joint
+    # directions makes a tree (the world is the root), so nothing is written.
+    doc = _sdf(tmp_path, """<model name="m"><link name="a"/><link name="c"/>
+      <joint name="wa" type="fixed"><parent>world</parent><child>a</child></joint>
+      <joint name="wc" type="fixed"><parent>world</parent><child>c</child></joint>
+      <joint name="ac" type="revolute"><parent>a</parent><child>c</child></joint></model>""")
     (tmp_path / "m.urdf").write_text("old")
-    with pytest.raises(NotATree, match="joint 'bc' gives link 'c' a second parent"):
+    with pytest.raises(NotATree, match=r"joint 'ac' closes a kinematic loop \(joints wa, wc, ac\)"):
         write(doc, tmp_path / "m.urdf")
     assert (tmp_path / "m.urdf").read_text() == "old"
 
