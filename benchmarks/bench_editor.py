@@ -116,7 +116,12 @@ def gizmo_drag(world: Path, steps: int) -> tuple[float, float]:
             break
     else:
         raise RuntimeError("the gizmo's x arrow is not under the mouse")
-    end = viewport.pixel_of(X[:3, 3] + (f * L + 0.5) * X[:3, 0])
+    # 6 pixels a step along the arrow's direction on screen: every step moves the robot
+    tip = viewport.pixel_of(X[:3, 3] + (f * L + 1.0) * X[:3, 0])
+    d = np.array([tip.x() - start.x(), tip.y() - start.y()], dtype=float)
+    d *= 6.0 * steps / max(np.linalg.norm(d), 1e-9)
+    end = start + QtCore.QPoint(int(d[0]), int(d[1]))
+    renders = viewport.render_count
     QTest.mousePress(viewport.widget, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      start)
     walls, cpus = [], []
@@ -127,8 +132,11 @@ def gizmo_drag(world: Path, steps: int) -> tuple[float, float]:
         ed.app.processEvents()     # the move is handled (and the view drawn) from the queue
         walls.append(time.perf_counter() - t)
         cpus.append(time.process_time() - c)
+    drawn = viewport.render_count - renders
     QTest.mouseRelease(viewport.widget, Qt.MouseButton.LeftButton,
                        Qt.KeyboardModifier.NoModifier, end)
+    if drawn < 0.9 * steps:
+        raise RuntimeError(f"only {drawn} of {steps} drag steps redrew the view")
     moved = ed.document.element("robot_50").pose.value.p
     ed.close()
     if moved == (0.0, 0.0, 0.0):
