@@ -20,7 +20,9 @@ SNAP alone (``snapframe.core.snap.solve`` on the same shapes built in memory): e
 100 ms.
 
 Run ``python benchmarks/bench_snap.py`` (``--repeat N`` timed runs per case).  Prints one
-line per case with the best and median time and exits 1 if a target is missed.
+line per case with the best and median time and exits 1 if a target is missed.  The end to
+end lines also give the CPU time of the same runs (user + system, of the child process):
+on a machine shared with other work the wall time varies much more than that.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -97,15 +100,20 @@ def _env(cold: bool, cache: str) -> dict[str, str]:
     return env
 
 
-def time_snap(path: Path, repeat: int, env: dict[str, str], bodies: int) -> tuple[float, float]:
-    """Best and median wall time of ``snapframe snap PATH --json`` (after one warm-up run
-    that also checks the output: no error, every body placed)."""
+def time_snap(path: Path, repeat: int, env: dict[str, str], bodies: int
+              ) -> tuple[float, float, float, float]:
+    """Best and median wall time, and best and median CPU time, of ``snapframe snap PATH
+    --json`` (after one warm-up run that also checks the output: no error, every body
+    placed)."""
     cmd = [sys.executable, "-m", "snapframe.editor.cli", "snap", str(path), "--json"]
-    times = []
+    times, cpu_times = [], []
     for i in range(repeat + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
         elapsed = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if i == 0:
             if done.returncode != 0:
                 raise SystemExit(f"snapframe snap {path.name} failed: {done.stderr[-2000:]}")
@@ -115,7 +123,8 @@ def time_snap(path: Path, repeat: int, env: dict[str, str], bodies: int) -> tupl
                 raise SystemExit(f"{path.name}: {placed} bodies, errors {out['errors'][:3]}")
             continue
         times.append(elapsed)
-    return min(times), statistics.median(times)
+        cpu_times.append(cpu)
+    return min(times), statistics.median(times), min(cpu_times), statistics.median(cpu_times)
 
 
 # -- SNAP alone ----------------------------------------------------------------------------
@@ -198,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, file_name, text, bodies in cases:
             path = Path(tmp) / file_name
             path.write_text(text, encoding="utf-8")
-            best, median = time_snap(path, args.repeat, env, bodies)
+            best, median, cpu_best, cpu_median = time_snap(path, args.repeat, env, bodies)
             target = ""
             if bodies == 1000:
                 ok = best < END_TO_END_TARGET_S
@@ -207,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
             if name.startswith("chain"):
                 chain_times[bodies] = best
             print(f"snapframe snap, {name}: best {best:.3f} s, median {median:.3f} s "
-                  f"(wall, {args.repeat} runs){target}", flush=True)
+                  f"(wall, {args.repeat} runs; CPU best {cpu_best:.3f} s, median "
+                  f"{cpu_median:.3f} s){target}", flush=True)
         first, last = CHAIN_SIZES[0], CHAIN_SIZES[-1]
         growth = chain_times[last] / chain_times[first]
         per_1000 = [(chain_times[b] - chain_times[a]) * 1000 / (b - a)

@@ -102,18 +102,18 @@ class PathEntryPoint:
     and :meth:`load`, as :class:`importlib.metadata.EntryPoint` has them)."""
 
     __slots__ = ("name", "value", "group")
-    _PATTERN = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?"
-                          r"((?P<extras>\[.*\])\s*)?$")
+    #: importlib.metadata's syntax of a value (compiled when first loaded: most runs load
+    #: one entry point).
+    _PATTERN = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
 
     def __init__(self, name: str, value: str, group: str) -> None:
         self.name, self.value, self.group = name, value, group
 
     def load(self) -> Any:
         """The module, or the object the value names in it (``module:attr.attr``)."""
-        match = self._PATTERN.match(self.value)
-        if match is None:
-            raise ValueError(f"malformed entry point value {self.value!r}")
-        obj: Any = importlib.import_module(match.group("module"))
+        # A malformed value fails here as importlib.metadata's does (no match: None.group).
+        match = re.match(self._PATTERN, self.value)
+        obj: Any = importlib.import_module(match.group("module"))  # type: ignore[union-attr]
         for attr in filter(None, (match.group("attr") or "").split(".")):
             obj = getattr(obj, attr)
         return obj

@@ -241,11 +241,11 @@ def check(path: str | Path) -> Diagnostics:
 
 
 def _json_text(out: dict) -> str:
-    """``json.dumps(out)`` for what :func:`snap_command` returns, written faster: the
-    numbers of a frame's ``pose`` are printed once when they equal its ``local`` ones (all
-    that the root system owns: equal lists print alike, since :func:`_round` leaves no
-    negative zero), and each list of numbers is printed by ``float.__repr__`` in one go,
-    as the encoder prints a finite number."""
+    """``json.dumps(out)`` for what :func:`snap_command` returns, written faster: each
+    list of numbers is printed by ``float.__repr__`` in one go, as the encoder prints a
+    finite number, and equal lists are printed once (a frame's ``pose`` and ``local`` when
+    the root system owns it, a connector at its body's origin).  Equal lists print alike
+    because a frame's lists are what :func:`_round` makes: floats, no negative zero."""
     from json.encoder import encode_basestring_ascii as string_text  # what dumps uses
 
     words: dict[str, str] = {}  # the keys and kinds, repeated in every frame
@@ -272,12 +272,10 @@ def _json_text(out: dict) -> str:
                     frames.append(f'{string_text(name)}: {{"kind": {kind_text}, '
                                   f'"local": {local_text}, "pose": {pose_text}}}')
                     continue
-                fields, last = [], None
+                fields = []
                 for k, v in frame.items():
                     if k in ("local", "pose") and type(v) is list:
-                        if last is None or v != last[0]:
-                            last = (v, _floats_text(v))
-                        text = last[1]
+                        text = _floats_text(v)
                     elif type(v) is str:
                         text = words.get(v) or words.setdefault(v, string_text(v))
                     else:

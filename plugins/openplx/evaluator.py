@@ -505,6 +505,7 @@ class Obj:
         if self._shared:
             self.specs = dict(self.specs)
             self._shared = False
+            self.origin = None  # its values are no longer its model's alone
         return self.specs
 
     def _own(self, name: str) -> Spec:
