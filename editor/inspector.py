@@ -466,8 +466,9 @@ def _select_data(combo: QtWidgets.QComboBox, data: Any) -> None:
     combo.blockSignals(blocked)
 
 
-def _group(title: str, parent: QtWidgets.QWidget
-           ) -> tuple[QtWidgets.QGroupBox, QtWidgets.QFormLayout]:
+def form_group(title: str, parent: QtWidgets.QWidget
+               ) -> tuple[QtWidgets.QGroupBox, QtWidgets.QFormLayout]:
+    """A titled group holding a form, laid out as the inspector's (the panels share it)."""
     box = QtWidgets.QGroupBox(title, parent)
     form = QtWidgets.QFormLayout(box)
     form.setContentsMargins(8, 6, 8, 8)
@@ -658,7 +659,7 @@ class FrameInspector(QtWidgets.QWidget):
         self._body.addStretch(1)
 
     def _build_element(self, body: QtWidgets.QWidget) -> None:
-        self.element_group, form = _group("Element", body)
+        self.element_group, form = form_group("Element", body)
         head = QtWidgets.QHBoxLayout()
         head.setSpacing(6)
         self.icon_label = QtWidgets.QLabel(self.element_group)
@@ -727,7 +728,7 @@ class FrameInspector(QtWidgets.QWidget):
                 self._refresh_chain()
 
     def _build_pose(self, body: QtWidgets.QWidget) -> None:
-        self.pose_group, form = _group("Pose", body)
+        self.pose_group, form = form_group("Pose", body)
         self.relative_to = FrameCombo(self.pose_group)
         self.relative_to.setToolTip("The frame the pose is written in (only frames in the "
                                     "element's scope)")
@@ -778,7 +779,7 @@ class FrameInspector(QtWidgets.QWidget):
         self._body.addWidget(self.pose_group)
 
     def _build_resolved(self, body: QtWidgets.QWidget) -> None:
-        self.resolved_group, form = _group("Resolved", body)
+        self.resolved_group, form = form_group("Resolved", body)
         self.resolved_in = FrameCombo(self.resolved_group)
         self.resolved_in.setToolTip("Show the resolved pose in this frame (any frame of the "
                                     "document)")
@@ -809,7 +810,7 @@ class FrameInspector(QtWidgets.QWidget):
         self._body.addWidget(self.chain_group)
 
     def _build_joint(self, body: QtWidgets.QWidget) -> None:
-        self.joint_group, form = _group("Joint", body)
+        self.joint_group, form = form_group("Joint", body)
         self.joint_type = QtWidgets.QComboBox(self.joint_group)
         for t in JOINT_TYPES:
             self.joint_type.addItem(t, t)
@@ -856,7 +857,7 @@ class FrameInspector(QtWidgets.QWidget):
         self._body.addWidget(self.joint_group)
 
     def _build_inertia(self, body: QtWidgets.QWidget) -> None:
-        self.inertia_group, form = _group("Inertia", body)
+        self.inertia_group, form = form_group("Inertia", body)
         self.inertia_source = _value_label(self.inertia_group)
         form.addRow("Source", self.inertia_source)
         self.mass = self._number("mass", 6, 0.1, self._on_mass, style="g", optional=True)
@@ -884,7 +885,7 @@ class FrameInspector(QtWidgets.QWidget):
         self._body.addWidget(self.inertia_group)
 
     def _build_geometry(self, body: QtWidgets.QWidget) -> None:
-        self.geometry_group, form = _group("Geometry", body)
+        self.geometry_group, form = form_group("Geometry", body)
         self.geometry_label = _value_label(self.geometry_group)
         form.addRow("Shape", self.geometry_label)
         self.part_density = self._number("part.density", 6, 10.0, self._on_part_density,

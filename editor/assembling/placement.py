@@ -41,7 +41,7 @@ from snapframe.core.model.placing import JointSpec, PlaceInclude, flip_offset, r
 from snapframe.core.pose import Pose
 
 from ..icons import kind_icon
-from ..inspector import FrameCombo, NumberField
+from ..inspector import FrameCombo, NumberField, form_group
 from ..session import DocumentSession
 from ._common import (MUTED_STYLE, OK_STYLE, ElidedLabel, bold, label, make, note_label,
                       show_note)
@@ -196,7 +196,7 @@ class PlacementPanel(QtWidgets.QWidget):
         path = ElidedLabel(str(self.part_path), self)
         path.setStyleSheet(MUTED_STYLE)
 
-        part_box, part = self._group("Part")
+        part_box, part = form_group("Part", self)
         self.name_edit = QtWidgets.QLineEdit(self)
         self.name_edit.setObjectName("name")
         self.name_edit.setToolTip("The include's name in the assembly (must be free there)")
@@ -209,7 +209,7 @@ class PlacementPanel(QtWidgets.QWidget):
         self.frame_combo.currentIndexChanged.connect(lambda _i: self._changed())
         part.addRow("Placement frame", self.frame_combo)
 
-        target_box, target = self._group("Target")
+        target_box, target = form_group("Target", self)
         self.target_combo = FrameCombo(self)
         self.target_combo.setObjectName("target")
         self.target_combo.setToolTip("The assembly's frame the placement frame goes on; "
@@ -219,7 +219,7 @@ class PlacementPanel(QtWidgets.QWidget):
         self.target_combo.lineEdit().editingFinished.connect(self._target_typed)
         target.addRow("Frame", self.target_combo)
 
-        offset_box, offset = self._group("Offset of the placement frame in the target")
+        offset_box, offset = form_group("Offset of the placement frame in the target", self)
         self.offset_fields: dict[str, NumberField] = {}
         grid = QtWidgets.QGridLayout()
         grid.setHorizontalSpacing(4)
@@ -271,7 +271,7 @@ class PlacementPanel(QtWidgets.QWidget):
             turns.addWidget(button)
         offset.addRow(turns)
 
-        connect_box, connect = self._group("Connect")
+        connect_box, connect = form_group("Connect", self)
         self.connect_combo = QtWidgets.QComboBox(self)
         self.connect_combo.setObjectName("connect")
         for text, kind in CONNECT_CHOICES:
@@ -355,17 +355,6 @@ class PlacementPanel(QtWidgets.QWidget):
         layout.addWidget(self.note)
         layout.addStretch(1)
         layout.addLayout(buttons)
-
-    def _group(self, title: str) -> tuple[QtWidgets.QGroupBox, QtWidgets.QFormLayout]:
-        box = QtWidgets.QGroupBox(title, self)
-        form = QtWidgets.QFormLayout(box)
-        form.setContentsMargins(8, 6, 8, 8)
-        form.setHorizontalSpacing(8)
-        form.setVerticalSpacing(5)
-        form.setLabelAlignment(QtCore.Qt.AlignmentFlag.AlignRight
-                               | QtCore.Qt.AlignmentFlag.AlignVCenter)
-        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        return box, form
 
     def _fill(self) -> None:
         document = self.session.document

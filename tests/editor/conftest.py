@@ -28,3 +28,21 @@ def session(qtbot, example_copy):
     from snapframe.editor.session import DocumentSession
     folder = example_copy("arm_gripper")
     return DocumentSession.open(folder / "arm_and_gripper.sdf")
+
+
+@pytest.fixture
+def no_modal_dialogs(monkeypatch):
+    """A modal dialog would wait for a user that is not there: record it instead."""
+    from PySide6 import QtWidgets
+    shown: list[tuple] = []
+
+    def record(kind, answer):
+        def show(*args, **kwargs):
+            shown.append((kind, args[2] if len(args) > 2 else ""))
+            return answer
+        return show
+    B = QtWidgets.QMessageBox.StandardButton
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", record("critical", B.Ok))
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning", record("warning", B.Ok))
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", record("question", B.Discard))
+    return shown

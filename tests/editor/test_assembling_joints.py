@@ -16,23 +16,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from snapframe.core.model.edits import RemoveNode  # noqa: E402
 from snapframe.editor.assembling import JointSlidersPanel  # noqa: E402
 from snapframe.editor.session import DocumentSession  # noqa: E402
-
-LEFT = QtCore.Qt.MouseButton.LeftButton
-NONE = QtCore.Qt.KeyboardModifier.NoModifier
-
-
-def show(qtbot, widget: QtWidgets.QWidget, w: int = 420, h: int = 420) -> None:
-    qtbot.addWidget(widget)
-    widget.resize(w, h)
-    widget.show()
-    qtbot.waitExposed(widget)
-
-
-def type_into(field: QtWidgets.QAbstractSpinBox, text: str) -> None:
-    field.setFocus()
-    field.lineEdit().selectAll()
-    QTest.keyClicks(field, text)
-    QTest.keyClick(field, QtCore.Qt.Key.Key_Return)
+from widget_actions import LEFT, NONE, show, type_into  # noqa: E402
 
 
 def drag_slider(slider: QtWidgets.QSlider, fraction: float) -> None:

@@ -18,8 +18,8 @@ from snapframe.editor.assembling import MassTablePanel  # noqa: E402
 from snapframe.editor.assembling._common import num  # noqa: E402
 from snapframe.editor.assembling.mass_table import HEADERS  # noqa: E402
 from snapframe.editor.session import DocumentSession  # noqa: E402
+from widget_actions import LEFT, show  # noqa: E402
 
-LEFT = QtCore.Qt.MouseButton.LeftButton
 
 CELL = """<?xml version="1.0"?>
 <sdf version="1.11">
@@ -37,13 +37,6 @@ CELL = """<?xml version="1.0"?>
   </model>
 </sdf>
 """
-
-
-def show(qtbot, widget: QtWidgets.QWidget, w: int = 900, h: int = 360) -> None:
-    qtbot.addWidget(widget)
-    widget.resize(w, h)
-    widget.show()
-    qtbot.waitExposed(widget)
 
 
 def cell(panel: MassTablePanel, row: int, column: str) -> str:
@@ -67,7 +60,7 @@ def cell_session(qtbot, example_copy):
 
 def test_rows_and_totals_are_those_of_mass_table(qtbot, cell_session):
     panel = MassTablePanel(cell_session)
-    show(qtbot, panel)
+    show(qtbot, panel, 900, 360)
     expected = mass_table(cell_session.document)
     keys = [r.key for r in expected.rows]
     assert [panel.model.key(r) for r in range(len(keys))] == keys
@@ -90,7 +83,7 @@ def test_rows_and_totals_are_those_of_mass_table(qtbot, cell_session):
 
 def test_a_link_without_inertia_is_listed_missing_and_left_out(qtbot, cell_session):
     panel = MassTablePanel(cell_session)
-    show(qtbot, panel)
+    show(qtbot, panel, 900, 360)
     row = panel.model.row_of("camera_mount")
     assert cell(panel, row, "Source") == "missing"
     assert cell(panel, row, "Mass [kg]") == "—"
@@ -100,7 +93,7 @@ def test_a_link_without_inertia_is_listed_missing_and_left_out(qtbot, cell_sessi
 
 def test_clicking_a_row_selects_the_link_and_the_selection_shows_its_row(qtbot, cell_session):
     panel = MassTablePanel(cell_session)
-    show(qtbot, panel)
+    show(qtbot, panel, 900, 360)
     row = panel.model.row_of("robot::arm::forearm")
     click_row(panel.view, row)
     assert cell_session.selection.active == "robot::arm::forearm"
@@ -112,7 +105,7 @@ def test_clicking_a_row_selects_the_link_and_the_selection_shows_its_row(qtbot, 
 
 def test_moving_a_joint_moves_the_centres_of_mass(qtbot, cell_session):
     panel = MassTablePanel(cell_session)
-    show(qtbot, panel)
+    show(qtbot, panel, 900, 360)
     row = panel.model.row_of("robot::arm::forearm")
     assert cell(panel, row, "COM x [m]") == "0.0000"
     cell_session.live.joints.set_position("robot::arm::shoulder", math.pi / 2)
@@ -124,7 +117,7 @@ def test_moving_a_joint_moves_the_centres_of_mass(qtbot, cell_session):
 
 def test_bake_computed_inertia_is_one_undo_step(qtbot, cell_session):
     panel = MassTablePanel(cell_session)
-    show(qtbot, panel)
+    show(qtbot, panel, 900, 360)
     document = cell_session.document
     inertial = document.element("table").inertial
     assert inertial.mass is None
@@ -142,7 +135,7 @@ def test_bake_computed_inertia_is_one_undo_step(qtbot, cell_session):
 
 def test_bake_with_nothing_computed_says_why(qtbot, session):
     panel = MassTablePanel(session)
-    show(qtbot, panel)
+    show(qtbot, panel, 900, 360)
     assert not panel.bake_button.isEnabled()
     assert not panel.bake()
     assert "no computed inertia" in panel.status.text()
@@ -151,7 +144,7 @@ def test_bake_with_nothing_computed_says_why(qtbot, session):
 
 def test_refresh_waits_while_hidden(qtbot, cell_session):
     panel = MassTablePanel(cell_session)
-    show(qtbot, panel)
+    show(qtbot, panel, 900, 360)
     panel.hide()
     cell_session.live.joints.set_position("robot::arm::shoulder", math.pi / 2)
     qtbot.wait(150)

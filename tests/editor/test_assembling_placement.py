@@ -20,8 +20,8 @@ from snapframe.core.model.placing import flip_offset, rotate90_offset  # noqa: E
 from snapframe.core.pose import Pose  # noqa: E402
 from snapframe.editor.assembling import PlacementPanel, drop_targets  # noqa: E402
 from snapframe.editor.session import DocumentSession  # noqa: E402
+from widget_actions import LEFT, show, type_into  # noqa: E402
 
-LEFT = QtCore.Qt.MouseButton.LeftButton
 
 CELL = """<?xml version="1.0"?>
 <sdf version="1.9">
@@ -30,21 +30,6 @@ CELL = """<?xml version="1.0"?>
   </model>
 </sdf>
 """
-
-
-def show(qtbot, widget: QtWidgets.QWidget, w: int = 400, h: int = 640) -> None:
-    qtbot.addWidget(widget)
-    widget.resize(w, h)
-    widget.show()
-    qtbot.waitExposed(widget)
-
-
-def type_into(field: QtWidgets.QWidget, text: str) -> None:
-    field.setFocus()
-    edit = field.lineEdit() if hasattr(field, "lineEdit") else field
-    edit.selectAll()
-    QTest.keyClicks(edit, text)
-    QTest.keyClick(edit, QtCore.Qt.Key.Key_Return)
 
 
 @pytest.fixture
@@ -63,7 +48,7 @@ def cell(qtbot, folder) -> DocumentSession:
 
 def test_lists_the_parts_frames_and_the_assemblys_targets(qtbot, cell, folder):
     panel = PlacementPanel(cell, folder / "gripper.sdf")
-    show(qtbot, panel)
+    show(qtbot, panel, 400, 640)
     combo = panel.frame_combo
     assert [combo.itemData(i) for i in range(combo.count())] == \
         ["", "body", "left_finger", "right_finger", "left_slide", "right_slide", "mount_point"]
@@ -80,7 +65,7 @@ def test_lists_the_parts_frames_and_the_assemblys_targets(qtbot, cell, folder):
 
 def test_the_gripper_welded_onto_the_arm_is_where_arm_and_gripper_puts_it(qtbot, cell, folder):
     panel = PlacementPanel(cell, folder / "gripper.sdf")
-    show(qtbot, panel)
+    show(qtbot, panel, 400, 640)
     previews, placed = [], []
     panel.previewChanged.connect(previews.append)
     panel.placed.connect(placed.append)
@@ -126,7 +111,7 @@ def test_the_gripper_welded_onto_the_arm_is_where_arm_and_gripper_puts_it(qtbot,
 
 def test_target_typed_offset_typed_flip_and_rotate(qtbot, cell, folder):
     panel = PlacementPanel(cell, folder / "gripper.sdf")
-    show(qtbot, panel)
+    show(qtbot, panel, 400, 640)
     type_into(panel.target_combo, "arm::forearm")
     assert panel.target == "arm::forearm"
     type_into(panel.offset_fields["z"], "0.1")
@@ -145,7 +130,7 @@ def test_target_typed_offset_typed_flip_and_rotate(qtbot, cell, folder):
 
 def test_a_revolute_joint_with_limits_typed_in_degrees(qtbot, cell, folder):
     panel = PlacementPanel(cell, folder / "gripper.sdf")
-    show(qtbot, panel)
+    show(qtbot, panel, 400, 640)
     panel.set_placement_frame("mount_point")
     panel.set_target("arm::gripper_mount")
     panel.set_connect("revolute")
@@ -164,7 +149,7 @@ def test_a_revolute_joint_with_limits_typed_in_degrees(qtbot, cell, folder):
 
 def test_refusals_are_shown_in_the_panel_and_change_nothing(qtbot, cell, folder):
     panel = PlacementPanel(cell, folder / "gripper.sdf")
-    show(qtbot, panel)
+    show(qtbot, panel, 400, 640)
     type_into(panel.name_edit, "arm")
     assert "already used" in panel.note.text() and panel.note.isVisible()   # as typed
     assert not panel.place_button.isEnabled()
@@ -183,7 +168,7 @@ def test_refusals_are_shown_in_the_panel_and_change_nothing(qtbot, cell, folder)
 def test_a_part_that_cannot_be_read_disables_place(qtbot, cell, folder):
     (folder / "broken.sdf").write_text("<sdf version='1.9'><model name=")
     panel = PlacementPanel(cell, folder / "broken.sdf")
-    show(qtbot, panel)
+    show(qtbot, panel, 400, 640)
     assert not panel.place_button.isEnabled()
     assert panel.note.text().startswith("cannot read broken.sdf")
 

@@ -13,8 +13,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 from snapframe.editor.assembling import confirm_remove, rename_element  # noqa: E402
 from snapframe.editor.session import DocumentSession  # noqa: E402
-
-LEFT = QtCore.Qt.MouseButton.LeftButton
+from widget_actions import LEFT  # noqa: E402
 
 
 def tree_rows(dialog) -> dict[str, list[tuple[str, str]]]:

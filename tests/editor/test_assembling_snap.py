@@ -16,23 +16,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from snapframe.editor.assembling import SnapPanel  # noqa: E402
 from snapframe.editor.assembling.snap_panel import snap_keys  # noqa: E402
 from snapframe.editor.session import DocumentSession  # noqa: E402
-
-LEFT = QtCore.Qt.MouseButton.LeftButton
-NONE = QtCore.Qt.KeyboardModifier.NoModifier
-
-
-def show(qtbot, widget: QtWidgets.QWidget, w: int = 640, h: int = 620) -> None:
-    qtbot.addWidget(widget)
-    widget.resize(w, h)
-    widget.show()
-    qtbot.waitExposed(widget)
-
-
-def type_into(field: QtWidgets.QAbstractSpinBox, text: str) -> None:
-    field.setFocus()
-    field.lineEdit().selectAll()
-    QTest.keyClicks(field, text)
-    QTest.keyClick(field, QtCore.Qt.Key.Key_Return)
+from widget_actions import LEFT, NONE, show, type_into  # noqa: E402
 
 
 def click_cell(table: QtWidgets.QTableWidget, row: int, column: int) -> None:
@@ -57,7 +41,7 @@ def rod(qtbot, example_copy):
 
 def test_lists_the_mate_its_values_and_snaps_result(qtbot, clock):
     panel = SnapPanel(clock)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     assert panel.mate_keys == ["hand_hinge"]
     mates = panel.mates
     assert mates.item(0, 0).text() == "hand_hinge"
@@ -74,7 +58,7 @@ def test_lists_the_mate_its_values_and_snaps_result(qtbot, clock):
 
 def test_typing_the_initial_angle_turns_the_hand_and_undo_turns_it_back(qtbot, clock):
     panel = SnapPanel(clock)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     # three o'clock: the hand points along the world's -x (the face's front is +y)
     np.testing.assert_allclose(hand_direction(clock), [-1, 0, 0], atol=1e-12)
     moved = []
@@ -97,7 +81,7 @@ def test_typing_the_initial_angle_turns_the_hand_and_undo_turns_it_back(qtbot, c
 
 def test_stepping_the_angle_with_arrow_keys_is_one_undo_step(qtbot, clock):
     panel = SnapPanel(clock)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     field = panel.mates.cellWidget(0, 3)
     field.setFocus()
     for _ in range(3):
@@ -115,7 +99,7 @@ def test_stepping_the_angle_with_arrow_keys_is_one_undo_step(qtbot, clock):
 
 def test_changing_the_type_pushes_set_mate(qtbot, clock):
     panel = SnapPanel(clock)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     combo = panel.mates.cellWidget(0, 1)
     combo.setFocus()
     QTest.keyClick(combo, QtCore.Qt.Key.Key_Up)        # hinge -> lock (the one before)
@@ -129,7 +113,7 @@ def test_changing_the_type_pushes_set_mate(qtbot, clock):
 
 def test_declaring_the_hand_then_locking_it_is_violated_and_shown(qtbot, clock):
     panel = SnapPanel(clock)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     check = panel.bodies.cellWidget(1, 1).findChild(QtWidgets.QCheckBox)
     assert not check.isChecked()
     QTest.mouseClick(check, LEFT)
@@ -154,7 +138,7 @@ def test_declaring_the_hand_then_locking_it_is_violated_and_shown(qtbot, clock):
 
 def test_freeing_a_declared_system_lets_snap_place_it(qtbot, rod):
     panel = SnapPanel(rod)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     assert panel.body_keys == ["rod_system", "rod_system::rod_system",
                                "rod_system::rod_system::rod"]
     row = panel.body_keys.index("rod_system::rod_system")
@@ -172,7 +156,7 @@ def test_freeing_a_declared_system_lets_snap_place_it(qtbot, rod):
 
 def test_clicking_a_mate_or_a_body_selects_it(qtbot, rod):
     panel = SnapPanel(rod)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     click_cell(panel.mates, 0, 0)
     assert rod.selection.active == "world_lock"
     click_cell(panel.bodies, 2, 0)
@@ -187,7 +171,7 @@ def test_snap_paths_map_to_keys(rod):
 
 def test_documents_without_mates_say_so(qtbot, session):
     panel = SnapPanel(session)
-    show(qtbot, panel)
+    show(qtbot, panel, 640, 620)
     assert panel.placeholder.isVisible() and not panel.content.isVisible()
     assert "no mates" in panel.placeholder.text()
     panel.set_session(None)

@@ -17,21 +17,7 @@ from snapframe.core.pose import Pose
 Qt = QtCore.Qt
 
 
-@pytest.fixture(autouse=True)
-def no_modal_dialogs(monkeypatch):
-    """A modal dialog would wait for a user that is not there: record it instead."""
-    shown: list[tuple] = []
-
-    def record(kind, answer):
-        def show(*args, **kwargs):
-            shown.append((kind, args[2] if len(args) > 2 else ""))
-            return answer
-        return show
-    B = QtWidgets.QMessageBox.StandardButton
-    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", record("critical", B.Ok))
-    monkeypatch.setattr(QtWidgets.QMessageBox, "warning", record("warning", B.Ok))
-    monkeypatch.setattr(QtWidgets.QMessageBox, "question", record("question", B.Discard))
-    return shown
+pytestmark = pytest.mark.usefixtures("no_modal_dialogs")
 
 
 @pytest.fixture
