@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 __all__ = ["CommandDescriptor", "DiscoveredCommands", "discover_commands",
-           "command_entry_points", "PathEntryPoint", "ENTRY_POINT_GROUP", "API_VERSION",
+           "command_entry_points", "installed_entry_points", "PathEntryPoint", "ENTRY_POINT_GROUP", "API_VERSION",
            "EXIT_OK", "EXIT_INPUT_ERROR", "EXIT_USAGE"]
 
 ENTRY_POINT_GROUP = "snapframe.commands"
@@ -76,12 +76,19 @@ class DiscoveredCommands:
         return next((c for c in self.commands if c.name == name), None)
 
 
-def command_entry_points() -> "list[EntryPoint | PathEntryPoint]":
-    """The installed ``snapframe.commands`` entry points, sorted by name (stable order)."""
-    found = _path_entry_points(ENTRY_POINT_GROUP)
+def installed_entry_points(group: str) -> "list[EntryPoint | PathEntryPoint]":
+    """The installed entry points of ``group``, in the order ``importlib.metadata`` lists
+    them, read without importing it where the installation allows (see below)."""
+    found = _path_entry_points(group)
     if found is None:  # an installation the fast reader does not handle: ask the library
         from importlib.metadata import entry_points
-        found = list(entry_points(group=ENTRY_POINT_GROUP))
+        found = list(entry_points(group=group))
+    return found
+
+
+def command_entry_points() -> "list[EntryPoint | PathEntryPoint]":
+    """The installed ``snapframe.commands`` entry points, sorted by name (stable order)."""
+    found = installed_entry_points(ENTRY_POINT_GROUP)
     return sorted(found, key=lambda ep: ep.name)
 
 

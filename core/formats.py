@@ -27,7 +27,6 @@ from __future__ import annotations
 import importlib
 import logging
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Iterable
@@ -87,7 +86,8 @@ class FormatRegistry:
         if self._discovered:
             return
         self._discovered = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
+        from .commandline import installed_entry_points   # (no importlib.metadata)
+        for ep in installed_entry_points(ENTRY_POINT_GROUP):
             try:
                 descriptor = ep.load()
                 if not isinstance(descriptor, FormatDescriptor):

@@ -24,6 +24,7 @@ import math
 from pathlib import Path
 from typing import Sequence
 
+from snapframe.core.gcpause import gc_paused
 from snapframe.core.model import Document
 from snapframe.core.model.edits import EditRefused, SetPose
 from snapframe.core.pose import Pose
@@ -39,10 +40,12 @@ class Editor:
     """The Snapframe editor: a main window and its documents (see the module docstring)."""
 
     def __init__(self, show: bool = True, settings=None) -> None:
-        from .app import application
-        from .main_window import MainWindow
-        self.app = application()
-        self.window = MainWindow(settings, dark=bool(self.app.property("snapframe_dark")))
+        # Qt, VTK and the window: thousands of long-lived objects, no garbage cycles
+        with gc_paused():
+            from .app import application
+            from .main_window import MainWindow
+            self.app = application()
+            self.window = MainWindow(settings, dark=bool(self.app.property("snapframe_dark")))
         self.window.console.namespace["ed"] = self  # the in-app console scripts this object
         if show:
             self.window.show()

@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from snapframe.core.formats import registry
+from snapframe.core.gcpause import gc_paused
 from snapframe.core.live.keys import is_inside_include
 from snapframe.core.model.document import IncludedFiles
 
@@ -487,7 +488,9 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.included_files.add(session.document)
             finally:
                 QtWidgets.QApplication.restoreOverrideCursor()
-        if self.add_session(session) is None:
+        with gc_paused():   # the tab's tree items and drawings: long-lived too
+            tab = self.add_session(session)
+        if tab is None:
             self._forget_if_unused(session.document)
             session.deleteLater()
             return None
@@ -601,8 +604,12 @@ class MainWindow(QtWidgets.QMainWindow):
         labels = _file_labels([s.document.path for s in sessions])
         for i, (session, label) in enumerate(zip(sessions, labels)):
             star = "" if session.document.commands.is_clean else " *"
-            self.tabs.setTabText(i, label + star)
-            self.tabs.setTabToolTip(i, session.document.path or "not saved yet")
+            tip = session.document.path or "not saved yet"
+            # (after every edit of a drag: set only what changed, a tab bar relayout is not free)
+            if self.tabs.tabText(i) != label + star:
+                self.tabs.setTabText(i, label + star)
+            if self.tabs.tabToolTip(i) != tip:
+                self.tabs.setTabToolTip(i, tip)
 
     def _update_actions(self) -> None:
         session = self.session

@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6 import QtCore
 
 from snapframe.core.commands import Command
+from snapframe.core.gcpause import gc_paused
 from snapframe.core.loading import LoadContext, load
 from snapframe.core.model import Document
 from snapframe.core.model.edits import EditRefused
@@ -53,8 +54,9 @@ class DocumentSession(QtCore.QObject):
     def open(cls, path: str | Path, search_paths: list[Path] | None = None,
              parent: QtCore.QObject | None = None) -> "DocumentSession":
         """Load ``path`` (never raises for bad input: see the document's diagnostics)."""
-        document = load(path, LoadContext(search_paths=list(search_paths or [])))
-        return cls(document, parent)
+        with gc_paused():     # the document and its live state: all long-lived
+            document = load(path, LoadContext(search_paths=list(search_paths or [])))
+            return cls(document, parent)
 
     # -- editing ------------------------------------------------------------------
     def push(self, command: Command | None) -> bool:

@@ -18,8 +18,12 @@ when several loaders are installed the first one (by entry-point name) that load
 from __future__ import annotations
 
 import logging
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from ..commandline import PathEntryPoint
 
 __all__ = ["MeshLoader", "NoMeshLoader", "discover_mesh_loader", "mesh_loader_entry_points",
            "ENTRY_POINT_GROUP"]
@@ -34,9 +38,10 @@ class NoMeshLoader(RuntimeError):
     """No mesh loader is installed, or none of those installed could be loaded."""
 
 
-def mesh_loader_entry_points() -> list[EntryPoint]:
+def mesh_loader_entry_points() -> "list[EntryPoint | PathEntryPoint]":
     """The installed ``snapframe.mesh_loaders`` entry points, sorted by name."""
-    return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+    from ..commandline import installed_entry_points
+    return sorted(installed_entry_points(ENTRY_POINT_GROUP), key=lambda ep: ep.name)
 
 
 def discover_mesh_loader() -> MeshLoader:

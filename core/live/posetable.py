@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..frames.scope import Scope, Unresolved, Vertex
-from ..model import Link
+from ..model import Node
 from ..model.names import SEP
 from ..pose import Pose
 from .keys import ROOT, part_key
@@ -75,11 +75,11 @@ class _Rows:
     keys: list[str] = field(default_factory=list)
     kinds: list[str] = field(default_factory=list)
     X: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 4)))
-    nodes: list[int] = field(default_factory=list)   # node id of each row
+    nodes: list[Node] = field(default_factory=list)   # the node of each row
 
 
-def _part_poses(scope: Scope, v: Vertex, X_S_v: Pose) -> list[tuple[str, str, Pose, int]]:
-    """(suffix key, kind, X_S_part, node id) of a link's visuals and collisions."""
+def _part_poses(scope: Scope, v: Vertex, X_S_v: Pose) -> list[tuple[str, str, Pose, Node]]:
+    """(suffix key, kind, X_S_part, node) of a link's visuals and collisions."""
     out = []
     link = v.node
     for part in (*link.visuals, *link.collisions):  # type: ignore[attr-defined]
@@ -91,7 +91,7 @@ def _part_poses(scope: Scope, v: Vertex, X_S_v: Pose) -> list[tuple[str, str, Po
                 X = scope.pose_of(rel) @ part.pose.value
             except Unresolved:
                 continue
-        out.append((part_key(v.name, part.kind, part.name), part.kind, X, part.id))
+        out.append((part_key(v.name, part.kind, part.name), part.kind, X, part))
     return out
 
 
@@ -107,7 +107,7 @@ def scope_rows(scope: Scope) -> _Rows:
         return cached
     keys: list[str] = []
     kinds: list[str] = []
-    nodes: list[int] = []
+    nodes: list[Node] = []
     blocks: list[np.ndarray] = []
     poses: list[Pose] = []
     for v in scope.vertices.values():
@@ -117,13 +117,13 @@ def scope_rows(scope: Scope) -> _Rows:
             continue
         keys.append(v.name)
         kinds.append(_vertex_kind(v))
-        nodes.append(v.node.id)
+        nodes.append(v.node)
         poses.append(X)
         if v.kind == "link":
-            for k, kind, Xp, nid in _part_poses(scope, v, X):
+            for k, kind, Xp, part in _part_poses(scope, v, X):
                 keys.append(k)
                 kinds.append(kind)
-                nodes.append(nid)
+                nodes.append(part)
                 poses.append(Xp)
         if v.nested is not None:
             # flush what we have, then the nested block placed by X
@@ -199,13 +199,19 @@ class PoseTable:
     def kind(self, key: str) -> str:
         return self._kind_array[self.index[key]]
 
+    def node(self, key: str) -> Node | None:
+        """The model node a key is an instance of (an included file's node serves every
+        include of it); None for the root of an empty document."""
+        return self._node_array[self.index[key]]
+
     def keys_of(self, node_id: int) -> list[str]:
         """Every instance key of a node (a link of an included file has one per include)."""
         if self._by_node is None:
             by: dict[int, list[str]] = {}
-            nodes, keys = self._node_array, self._key_array
+            nodes = self._node_array
             for key, i in self.index.items():
-                by.setdefault(int(nodes[i]), []).append(key)
+                if nodes[i] is not None:
+                    by.setdefault(nodes[i].id, []).append(key)
             self._by_node = by
         return self._by_node.get(node_id, [])
 
@@ -219,14 +225,14 @@ class PoseTable:
         self.X = np.zeros((64, 4, 4))
         self._key_array = np.empty(64, dtype=object)
         self._kind_array = np.empty(64, dtype=object)
-        self._node_array = np.zeros(64, dtype=np.int64)
+        self._node_array = np.empty(64, dtype=object)
         self._by_node: dict[int, list[str]] | None = None
         self._size = 0
         self._dead = 0
         self.index: dict[str, int] = {}
         self._blocks: dict[str, _Block] = {}
 
-    def _allocate(self, keys: list[str], kinds: list[str], nodes: list[int]) -> int:
+    def _allocate(self, keys: list[str], kinds: list[str], nodes: list[Node]) -> int:
         """Room for ``len(keys)`` rows at the end; returns the first row."""
         start, n = self._size, len(keys)
         if start + n > len(self.X):
@@ -235,7 +241,7 @@ class PoseTable:
             X[:start] = self.X[:start]
             ka, kk = np.empty(cap, dtype=object), np.empty(cap, dtype=object)
             ka[:start], kk[:start] = self._key_array[:start], self._kind_array[:start]
-            nd = np.zeros(cap, dtype=np.int64)
+            nd = np.empty(cap, dtype=object)
             nd[:start] = self._node_array[:start]
             self.X, self._key_array, self._kind_array, self._node_array = X, ka, kk, nd
         self._key_array[start:start + n] = keys
@@ -248,13 +254,13 @@ class PoseTable:
 
     def _block_of(self, v: Vertex, X: Pose) -> tuple[list[str], list[str], list[Pose], list[int]]:
         """Keys, kinds, poses and node ids of the vertex itself and its parts."""
-        keys, kinds, poses, nodes = [v.name], [_vertex_kind(v)], [X], [v.node.id]
+        keys, kinds, poses, nodes = [v.name], [_vertex_kind(v)], [X], [v.node]
         if v.kind == "link":
-            for k, kind, Xp, nid in _part_poses(self.graph.root, v, X):
+            for k, kind, Xp, part in _part_poses(self.graph.root, v, X):
                 keys.append(k)
                 kinds.append(kind)
                 poses.append(Xp)
-                nodes.append(nid)
+                nodes.append(part)
         return keys, kinds, poses, nodes
 
     def _add_block(self, v: Vertex, X: Pose, pending: list[tuple[_Block, Pose]],
@@ -309,7 +315,7 @@ class PoseTable:
         self._reset()
         root = self.graph.root
         root_kind = root.kind if root is not None else "world"
-        self._allocate([ROOT], [root_kind], [root.owner.id if root is not None else 0])
+        self._allocate([ROOT], [root_kind], [root.owner if root is not None else None])
         self.X[0] = np.eye(4)
         if root is not None:
             root.resolve_all()

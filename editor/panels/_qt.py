@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
+
+if TYPE_CHECKING:
+    # (an annotation only: evaluating Qt.Key builds its 500-member enum at start-up)
+    Key = QtGui.QKeySequence.StandardKey | QtCore.Qt.Key
 
 
 def palette_color(group: QtGui.QPalette.ColorGroup, role: QtGui.QPalette.ColorRole
@@ -27,9 +31,6 @@ def refilter(proxy: QtCore.QSortFilterProxyModel, change: Callable[[], None]) ->
     else:
         change()
         proxy.invalidateRowsFilter()
-
-
-Key = QtGui.QKeySequence.StandardKey | QtCore.Qt.Key
 
 
 class _Keys(QtCore.QObject):

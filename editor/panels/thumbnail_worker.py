@@ -106,7 +106,8 @@ def render_thumbnail(path: str | Path, out: str | Path, size: int = 128,
                 offset += len(p)
             mesh = polydata(np.vstack(points), triangles=np.vstack(faces))
             set_rgb(mesh, np.vstack(colors), on_points=True)
-            canvas.add_mesh(mesh, rgb=True, ambient=0.25, diffuse=0.8, specular=0.15)
+            canvas.add_mesh(mesh, rgb=True, ambient=0.25, diffuse=0.8, specular=0.15,
+                           cull_back=True)
         else:
             triads = _triads(doc)
             if triads is None:

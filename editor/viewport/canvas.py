@@ -36,6 +36,8 @@ class Canvas:
         self.renderer = vtkRenderer()
         render_window.AddRenderer(self.renderer)
         render_window.SetMultiSamples(0)   # software OpenGL pays for every sample
+        # the planes follow every frame, the camera interaction's too
+        render_window.AddObserver("StartEvent", lambda *_: self.clip())
         self._axes = None
 
     @classmethod
@@ -51,9 +53,10 @@ class Canvas:
                  line_width: float = 1.0, opacity: float = 1.0, wireframe: bool = False,
                  pickable: bool = False, ambient: float = 0.0, diffuse: float = 1.0,
                  specular: float = 0.0, specular_power: float = 1.0,
-                 lighting: bool = True) -> vtkActor:
+                 lighting: bool = True, cull_back: bool = False) -> vtkActor:
         """Draw ``mesh``: with its own ``rgb`` colours (point or cell data named "rgb",
-        as they are) or in one ``color``."""
+        as they are) or in one ``color``.  ``cull_back`` skips the faces turned away from
+        the camera (for surfaces wound as :class:`~.shapes.Triangles` are)."""
         mapper = vtkPolyDataMapper()
         mapper.SetInputData(mesh)
         if rgb:
@@ -81,6 +84,7 @@ class Canvas:
         prop.SetSpecular(specular)
         prop.SetSpecularPower(specular_power)
         prop.SetLighting(lighting)
+        prop.SetBackfaceCulling(cull_back)
         actor.SetPickable(pickable)
         self.renderer.AddActor(actor)
         return actor
@@ -90,10 +94,11 @@ class Canvas:
 
     # -- look -----------------------------------------------------------------------
     def set_background(self, bottom: str, top: str | None = None) -> None:
+        """A flat background, or a vertical gradient from ``bottom`` to ``top``."""
         self.renderer.SetBackground(*_rgb(bottom))
         if top is not None:
             self.renderer.SetBackground2(*_rgb(top))
-            self.renderer.GradientBackgroundOn()
+        self.renderer.SetGradientBackground(top is not None)
 
     def add_axes(self, interactor) -> None:
         """The small x/y/z marker in the lower left corner (needs the interactor)."""
@@ -154,7 +159,6 @@ class Canvas:
 
     # -- output ---------------------------------------------------------------------
     def render(self) -> None:
-        self.clip()
         self.render_window.Render()
 
     def clip(self) -> None:

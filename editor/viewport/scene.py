@@ -16,14 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snapframe.core.live.keys import ROOT, join_key, subtree_keys
-from snapframe.core.model import Collision, Joint, Link, Node, Visual
+from snapframe.core.live.keys import ROOT, join_key
+from snapframe.core.model import Collision, Joint, Link, Visual
 
 from ..frame_graphs import document_graph
 from .canvas import Canvas
 from .layers import ArrowLayer, LineLayer, MeshLayer, TriadLayer, key_array
-from .shapes import Triangles, shape_mesh
-from .vtkdata import bounds_of, hex_rgb, points_of, polydata
+from .shapes import ROUND, ROUND_SHAPES, Triangles, segments_for, shape_mesh
+from .vtkdata import bounds_of, hex_rgb, points_of, polydata, touched
 
 __all__ = ["SceneMirror", "TRIAD_KINDS", "Look", "VIEWS", "camera_position"]
 
@@ -72,10 +72,13 @@ TRIAD_KINDS = ("link", "joint", "frame", "mate_connector", "model")
 
 @dataclass
 class Look:
-    """Colours and styles (light and dark themes differ only in the background)."""
+    """Colours and styles (light and dark themes differ only in the background).
 
-    background: str = "#f4f6f8"
-    background_top: str = "#dfe6ee"
+    The background is flat unless ``background_top`` is given: a gradient is one more
+    full-window pass per frame, a tenth of a frame's time with software OpenGL."""
+
+    background: str = "#e9eef3"
+    background_top: str | None = None
     visual: tuple[int, int, int] = (176, 188, 204)
     collision: tuple[int, int, int] = (230, 126, 34)
     selection: str = "#ffb400"
@@ -88,7 +91,7 @@ class Look:
 
     @classmethod
     def dark(cls) -> "Look":
-        return cls(background="#1e2227", background_top="#2b313a", visual=(150, 162, 178),
+        return cls(background="#262b32", visual=(150, 162, 178),
                    grid="#4a5360")
 
 
@@ -154,9 +157,9 @@ class SceneMirror:
                         "frame": True, "mate_connector": True, "model": False,
                         "joint axes": True, "inertia boxes": False, "frame graphs": False,
                         "grid": True}
-        self.nodes: dict[str, Node] = {}
         self.scale = 1.0
         self.triad_size = 0.08
+        self.segments = ROUND         # around round shapes (fewer in crowded scenes)
         self.still = True             # wide lines (see set_still)
         self._overlays: dict[str, object] = {}
         # highlight name -> (keys, their drawn members, colour, line width)
@@ -165,15 +168,10 @@ class SceneMirror:
         self.rebuild()
 
     # -- building -----------------------------------------------------------------
-    def _index_nodes(self) -> None:
-        root = self.document.root
-        self.nodes = dict(subtree_keys(root, ROOT)) if root is not None else {}
-
     def rebuild(self) -> None:
         """Collect every layer's instances from the document and the pose table (open,
         structure changes) and build the layers that are shown; a hidden layer is built
         from the current poses when it is first shown (see :meth:`set_visible`)."""
-        self._index_nodes()
         table = self.live.poses
         visual_entries, collision_entries = [], []
         triads: dict[str, list[str]] = {k: [] for k in TRIAD_KINDS}
@@ -181,32 +179,20 @@ class SceneMirror:
         self._inertia_entries = {}
         # the instances of one included element share one node: their drawings are
         # worked out once (shapes, axis drawings, inertia boxes)
-        shapes: dict[int, Triangles | None] = {}
         box_cache: dict[int, tuple | None] = {}
-        nodes = self.nodes
-
-        def shape_of(geometry) -> Triangles | None:
-            if id(geometry) not in shapes:
-                shapes[id(geometry)] = shape_mesh(geometry)
-            return shapes[id(geometry)]
-
         for key in table:
             kind = table.kind(key)
-            node = nodes.get(key)
+            node = table.node(key)
             if kind == "visual" and isinstance(node, Visual):
-                shape = shape_of(node.geometry)
-                if shape is not None:
-                    color = _rgb(node.color) if node.color else self.look.visual
-                    visual_entries.append((key, shape, color))
+                color = _rgb(node.color) if node.color else self.look.visual
+                visual_entries.append((key, node.geometry, color))
             elif kind == "collision" and isinstance(node, Collision):
-                shape = shape_of(node.geometry)
-                if shape is not None:
-                    collision_entries.append((key, shape, self.look.collision))
-                    link = node.parent
-                    if isinstance(link, Link) and not link.visuals:
-                        # a body with contact geometry only (OpenPLX, many URDFs): its
-                        # collisions are what it looks like
-                        visual_entries.append((key, shape, self.look.visual))
+                collision_entries.append((key, node.geometry, self.look.collision))
+                link = node.parent
+                if isinstance(link, Link) and not link.visuals:
+                    # a body with contact geometry only (OpenPLX, many URDFs): its
+                    # collisions are what it looks like
+                    visual_entries.append((key, node.geometry, self.look.visual))
             elif kind in triads and key != ROOT:
                 triads[kind].append(key)
                 if kind == "joint" and isinstance(node, Joint):
@@ -216,7 +202,9 @@ class SceneMirror:
                         box_cache[id(node)] = self._inertia_entry(node)
                     if box_cache[id(node)] is not None:
                         self._inertia_entries[key] = box_cache[id(node)]
-        self._entries = {"visuals": visual_entries, "collisions": collision_entries, **triads}
+        self.segments = segments_for(sum(g.shape in ROUND_SHAPES for _k, g, _c in visual_entries))
+        self._entries = {"visuals": self._with_shapes(visual_entries),
+                         "collisions": self._with_shapes(collision_entries), **triads}
         self._sorted_keys = None
         self._stale = set(self._layers())
         self._build_layer("visuals")          # always: the scene's scale comes from it
@@ -239,6 +227,19 @@ class SceneMirror:
                 self.highlight_chain(keys[0] if keys else None, color, width)
             else:
                 self.highlight(name, keys, color, width)
+
+    def _with_shapes(self, entries: list[tuple[str, object, tuple]]) -> list[tuple]:
+        """(key, shape, colour) of the entries (key, geometry, colour) that can be drawn;
+        the instances of one included element share one geometry, meshed once."""
+        shapes: dict[int, Triangles | None] = {}
+        out = []
+        for key, geometry, color in entries:
+            if id(geometry) not in shapes:
+                shapes[id(geometry)] = shape_mesh(geometry, self.segments)
+            shape = shapes[id(geometry)]
+            if shape is not None:
+                out.append((key, shape, color))
+        return out
 
     def _collect_axes(self) -> None:
         """Each joint's axis drawing (and its limits), in the joint's frame."""
@@ -342,7 +343,8 @@ class SceneMirror:
             u = np.cross(v, [0.0, 0.0, 1.0]) if abs(v[2]) < 0.9 else np.cross(v, [1.0, 0, 0])
             u /= np.linalg.norm(u)
             w = np.cross(v, u)
-            t = np.linspace(lo, hi, int(np.clip((hi - lo) / ARC_STEP, 4, ARC_POINTS)))
+            most = max(4, ARC_POINTS * self.segments // ROUND)   # fewer in crowded scenes
+            t = np.linspace(lo, hi, int(np.clip((hi - lo) / ARC_STEP, 4, most)))
             r = L * 0.6
             arc = (np.cos(t)[:, None] * u + np.sin(t)[:, None] * w) * r
             lines.append(np.vstack([[0, 0, 0], arc, [0, 0, 0]]))
@@ -406,7 +408,7 @@ class SceneMirror:
         if name in ("visuals", "collisions"):
             actor = self.canvas.add_mesh(
                 mesh, rgb=True, opacity=0.45 if name == "collisions" else 1.0, pickable=True,
-                ambient=0.3, diffuse=0.8, specular=0.15, specular_power=20)
+                ambient=0.25, diffuse=0.7, specular=0.12, specular_power=20, cull_back=True)
         else:
             # lines in their own colours (no shading)
             actor = self.canvas.add_mesh(mesh, rgb=True, line_width=self._line_width(name),
@@ -526,9 +528,8 @@ class SceneMirror:
         """Redraw the inertia boxes of links whose mass properties changed."""
         table = self.live.poses
         for key in keys:
-            node = self.nodes.get(key)
-            entry = self._inertia_entry(node) if isinstance(node, Link) and key in table \
-                else None
+            node = table.node(key) if key in table else None
+            entry = self._inertia_entry(node) if isinstance(node, Link) else None
             if entry is None:
                 self._inertia_entries.pop(key, None)
             else:
@@ -633,13 +634,20 @@ class SceneMirror:
             if actor is not None:
                 actor.SetVisibility(False)
             return
-        outline = polydata(points, segments=np.arange(len(points)).reshape(-1, 2))
         rgb = hex_rgb(color)
         if actor is not None and np.allclose(actor.GetProperty().GetColor(), rgb) \
                 and actor.GetProperty().GetLineWidth() == width:
-            actor.GetMapper().SetInputData(outline)   # same look: only the lines change
+            # same look: only the lines change; moved lines (a drag) are moved in place
+            current = actor.GetMapper().GetInput()
+            if current is not None and current.GetNumberOfPoints() == len(points):
+                points_of(current)[:] = points
+                touched(current)
+            else:
+                actor.GetMapper().SetInputData(
+                    polydata(points, segments=np.arange(len(points)).reshape(-1, 2)))
             actor.SetVisibility(True)
             return
+        outline = polydata(points, segments=np.arange(len(points)).reshape(-1, 2))
         if actor is not None:
             self.canvas.remove_actor(actor)
         actor = self.canvas.add_mesh(outline, color=color, line_width=width, lighting=False)

@@ -17,7 +17,8 @@ import numpy as np
 
 __all__ = ["shape_mesh", "Triangles"]
 
-#: Segments around round shapes: smooth enough at editor scale, few triangles.
+#: Segments around round shapes: smooth enough at editor scale, few triangles.  Scenes
+#: of many round parts ask for fewer (see :func:`segments_for`).
 ROUND = 24
 #: Larger shapes than this (metres from their origin) are not drawn: nothing real is that
 #: big, and one such shape would leave every other one a dot.
@@ -25,13 +26,20 @@ MAX_EXTENT = 1e6
 
 
 class Triangles:
-    """``points`` (n, 3) float64 and ``faces`` (m, 3) int64 of one shape."""
+    """``points`` (n, 3) float64 and ``faces`` (m, 3) int64 of one shape.
 
-    __slots__ = ("points", "faces", "_outline")
+    Shapes that :func:`shape_mesh` returns are wound for back-face culling: every face
+    seen from outside is counter-clockwise, so the viewport skips the faces turned away
+    (half of every solid's triangles, and of the software renderer's work).  A surface
+    that is not a closed, consistently wound solid (many mesh files) is drawn two-sided:
+    its faces are listed again, reversed (``two_sided``)."""
+
+    __slots__ = ("points", "faces", "two_sided", "_outline")
 
     def __init__(self, points: np.ndarray, faces: np.ndarray) -> None:
         self.points = np.ascontiguousarray(points, dtype=float)
         self.faces = np.ascontiguousarray(faces, dtype=np.int64)
+        self.two_sided = False
         self._outline: np.ndarray | None = None
 
     def outline(self, feature_angle: float = 35.0) -> np.ndarray:
@@ -39,8 +47,33 @@ class Triangles:
         face only, and edges where the faces meet at more than ``feature_angle`` degrees.
         Computed once per shape; a highlight picks these rows of each instance's points."""
         if self._outline is None:
-            self._outline = _outline_edges(self.points, self.faces, feature_angle)
+            faces = self.faces[:len(self.faces) // 2] if self.two_sided else self.faces
+            self._outline = _outline_edges(self.points, faces, feature_angle)
         return self._outline
+
+
+def _wound_outward(shape: Triangles) -> Triangles:
+    """``shape`` ready for back-face culling (see :class:`Triangles`): a closed surface
+    whose faces all agree (each edge crossed once each way) turned outward by the sign of
+    its volume; anything else made two-sided."""
+    faces = shape.faces
+    n = np.int64(len(shape.points))
+    directed = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
+    forward = directed[:, 0] * n + directed[:, 1]
+    backward = directed[:, 1] * n + directed[:, 0]
+    forward.sort()
+    backward.sort()
+    closed = bool(np.all(forward[1:] != forward[:-1])) and np.array_equal(forward, backward)
+    if closed:
+        a, b, c = (shape.points[faces[:, i]] for i in range(3))
+        volume = float(np.einsum("ij,ij->", a, np.cross(b, c)))
+        if volume < 0:
+            shape.faces = np.ascontiguousarray(faces[:, ::-1])
+        if volume != 0:
+            return shape
+    shape.faces = np.concatenate([faces, faces[:, ::-1]])
+    shape.two_sided = True
+    return shape
 
 
 def _outline_edges(points: np.ndarray, faces: np.ndarray, feature_angle: float) -> np.ndarray:
@@ -118,7 +151,7 @@ def _lathe(profile: list[tuple[float, float]], n: int = ROUND) -> Triangles:
     return Triangles(allp, np.array(faces))
 
 
-def _sphere_profile(r: float, z0: float, top: bool, k: int = ROUND // 4) -> list[tuple[float, float]]:
+def _sphere_profile(r: float, z0: float, top: bool, k: int) -> list[tuple[float, float]]:
     """Quarter circle from the equator (at z0) to a pole, top or bottom."""
     out = []
     for i in range(k + 1):
@@ -127,30 +160,32 @@ def _sphere_profile(r: float, z0: float, top: bool, k: int = ROUND // 4) -> list
     return out
 
 
-def _primitive(shape: str, params: tuple) -> Triangles | None:
+def _primitive(shape: str, params: tuple, n: int = ROUND) -> Triangles | None:
     p = dict(params)
+    k = max(n // 4, 1)
     if shape == "box":
         sx, sy, sz = (float(v) for v in p.get("size", (1.0, 1.0, 1.0)))
         return _box(sx, sy, sz)
     if shape == "cylinder":
         r, h = float(p.get("radius", 0.5)), float(p.get("length", 1.0))
-        return _lathe([(r, -h / 2), (r, h / 2)])
+        return _lathe([(r, -h / 2), (r, h / 2)], n)
     if shape == "sphere":
         r = float(p.get("radius", 0.5))
-        prof = list(reversed(_sphere_profile(r, 0.0, False)))[:-1] + _sphere_profile(r, 0.0, True)
-        return _lathe(prof)
+        prof = (list(reversed(_sphere_profile(r, 0.0, False, k)))[:-1]
+                + _sphere_profile(r, 0.0, True, k))
+        return _lathe(prof, n)
     if shape == "capsule":
         r, h = float(p.get("radius", 0.5)), float(p.get("length", 1.0))
-        bottom = list(reversed(_sphere_profile(r, -h / 2, False)))
-        return _lathe(bottom + _sphere_profile(r, h / 2, True))
+        bottom = list(reversed(_sphere_profile(r, -h / 2, False, k)))
+        return _lathe(bottom + _sphere_profile(r, h / 2, True, k), n)
     if shape == "ellipsoid":
         rx, ry, rz = (float(v) for v in p.get("radii", (1.0, 1.0, 1.0)))
-        sph = _primitive("sphere", (("radius", 1.0),))
+        sph = _primitive("sphere", (("radius", 1.0),), n)
         assert sph is not None
         return Triangles(sph.points * np.array([rx, ry, rz]), sph.faces)
     if shape == "cone":
         r, h = float(p.get("radius", 0.5)), float(p.get("length", 1.0))
-        return _lathe([(r, -h / 2), (0.0, h / 2)])
+        return _lathe([(r, -h / 2), (0.0, h / 2)], n)
     if shape == "plane":
         nx, ny, nz = (float(v) for v in p.get("normal", (0.0, 0.0, 1.0)))
         sx, sy = (float(v) for v in p.get("size", (1.0, 1.0)))
@@ -193,8 +228,22 @@ def _mesh(path: str, scale: tuple[float, float, float], submesh: str | None,
     return _drawable(Triangles(P * np.array(scale), np.vstack(faces)))
 
 
-def shape_mesh(geometry) -> Triangles | None:
-    """The triangles of a :class:`snapframe.core.model.Geometry`, or None."""
+#: Shapes drawn with a number of segments around (see :func:`segments_for`).
+ROUND_SHAPES = frozenset({"cylinder", "sphere", "capsule", "ellipsoid", "cone"})
+
+
+def segments_for(round_instances: int) -> int:
+    """Segments around round shapes for a scene with this many of them: each of many
+    parts is small on screen, where fewer segments look the same and draw faster (a
+    tessellation budget, as CAD viewers keep one)."""
+    if round_instances <= 200:
+        return ROUND
+    return 16 if round_instances <= 2000 else 12
+
+
+def shape_mesh(geometry, segments: int = ROUND) -> Triangles | None:
+    """The triangles of a :class:`snapframe.core.model.Geometry`, or None; round shapes
+    with ``segments`` around."""
     shape, params = geometry.shape, geometry.params
     if shape == "mesh":
         path = params.get("resolved_path")
@@ -205,21 +254,24 @@ def shape_mesh(geometry) -> Triangles | None:
     key = tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v)
                        for k, v in params.items()))
     try:
-        return _cached_primitive(shape, key)
+        return _cached_primitive(shape, key, segments if shape in ROUND_SHAPES else ROUND)
     except (TypeError, ValueError):
         return None
 
 
 @lru_cache(maxsize=4096)
-def _cached_primitive(shape: str, params: tuple) -> Triangles | None:
-    shape_ = _primitive(shape, params)
+def _cached_primitive(shape: str, params: tuple, segments: int) -> Triangles | None:
+    shape_ = _primitive(shape, params, segments)
     return _drawable(shape_)
 
 
 def _drawable(shape: Triangles | None) -> Triangles | None:
-    """The shape if it has something to draw: faces, finite points of a sane size (a zero
-    radius, a NaN or a 1e300 size gives nothing to see and would wreck the view)."""
+    """The shape, wound for culling, if it has something to draw: faces, finite points of
+    a sane size (a zero radius, a NaN or a 1e300 size gives nothing to see and would wreck
+    the view)."""
     if shape is None or shape.faces.ndim != 2 or len(shape.faces) == 0:
+        return None
+    if shape.faces.min() < 0 or shape.faces.max() >= len(shape.points):
         return None
     P = shape.points
     if not np.all(np.isfinite(P)) or float(np.abs(P).max(initial=0.0)) > MAX_EXTENT:
@@ -227,4 +279,4 @@ def _drawable(shape: Triangles | None) -> Triangles | None:
     extent = P.max(axis=0) - P.min(axis=0)
     if float(extent.max()) <= 0.0:
         return None
-    return shape
+    return _wound_outward(shape)

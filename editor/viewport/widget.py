@@ -89,7 +89,9 @@ class Viewport(QtWidgets.QWidget):
         self._polish_timer.setInterval(POLISH_DELAY_MS)
         self._polish_timer.timeout.connect(self._polish)
         window = self.canvas.render_window
-        window.AddObserver("StartEvent", self._on_render_start)
+        # before the canvas's own StartEvent observer (higher priority): the gizmo's size
+        # is part of the bounds the clipping planes follow
+        window.AddObserver("StartEvent", self._on_render_start, 1.0)
         window.AddObserver("EndEvent", self._on_render_end)
         self.interactor.AddObserver("StartInteractionEvent", lambda *_: self._set_smooth(False))
         self.interactor.AddObserver("EndInteractionEvent", lambda *_: self._polish_timer.start())
@@ -143,7 +145,6 @@ class Viewport(QtWidgets.QWidget):
     def _on_render_start(self, *_args) -> None:
         self._render_started = time.perf_counter()
         self.gizmo.update()     # constant size on screen: follows the camera
-        self.canvas.clip()      # every frame, the camera interaction's too
 
     def _on_render_end(self, *_args) -> None:
         # every render counts: ours, Qt's paints and the camera interaction's

@@ -8,8 +8,7 @@ functions), :mod:`.expansion` (how many elements a model expands to, before buil
 (evaluating everything a file writes, for ``check``), :mod:`.snap_input` (the SNAP
 solver's input), :mod:`.mapping` (core model <-> OpenPLX), :mod:`.edit`/:mod:`.writer`
 (text-preserving saves), :mod:`.format` (the registry's implementation module) and
-:mod:`.cli` (``snapframe snap``); :mod:`.gcpause` keeps Python's garbage collector out of a
-load.
+:mod:`.cli` (``snapframe snap``).
 
 A file that declares no ``Physics3D.System`` (or any file of a bundle) is a *library*: its
 models are templates, checked for real problems only (see :mod:`.cli`).

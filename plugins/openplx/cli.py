@@ -43,7 +43,7 @@ from .errors import OpenPlxProblem
 from .evaluator import Obj
 from .expansion import budget_problem
 from .forcing import Forcer
-from .gcpause import gc_paused
+from snapframe.core.gcpause import gc_paused
 from .loader import OpenPlxFile, load_file
 from .snap_input import assemble
 

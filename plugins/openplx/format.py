@@ -13,7 +13,7 @@ from pathlib import Path
 from snapframe.core.diagnostics import Code, Diagnostics
 from snapframe.core.model import Document, Model, NestedInclude
 
-from .gcpause import gc_paused
+from snapframe.core.gcpause import gc_paused
 from .loader import OpenPlxFile, load_file
 from .mapping import assembly_to_model
 from .snap_input import assemble
