@@ -2,6 +2,9 @@
 
 Clicking an element selects it (Ctrl adds to the selection), the mouse resting over an
 element outlines it, and the document's selection is outlined in the selection colour.
+A gesture can ask for the next click instead (:meth:`Viewport.begin_pick`: a frame, a
+link, a connector; :meth:`Viewport.begin_surface_pick`: a point on a body), and show
+the ghost of a part being placed (:meth:`Viewport.show_ghost`).
 Standard views, fit, perspective/orthographic and the layer toggles are methods the main
 window's actions call.  Every render is one this class asks for: edits draw a quick frame,
 and the still frame (anti-aliased, wide lines) follows when things settle.
@@ -10,6 +13,7 @@ and the still frame (anti-aliased, wide lines) follows when things settle.
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
@@ -20,12 +24,20 @@ from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor 
 from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # noqa: E402
 from vtkmodules.vtkRenderingCore import vtkCellPicker  # noqa: E402
 
+from snapframe.core.live.keys import ROOT  # noqa: E402
+
 from ..session import DocumentSession  # noqa: E402
 from .canvas import Canvas  # noqa: E402
+from .ghost import Ghost  # noqa: E402
 from .gizmo import Gizmo  # noqa: E402
-from .scene import VIEWS, Look, SceneMirror, camera_position  # noqa: E402
+from .picking import PickRequest, SurfacePoint, face_normal, nearest_on_screen, project  # noqa: E402
+from .scene import TRIAD_KINDS, VIEWS, Look, SceneMirror, camera_position  # noqa: E402
 
-__all__ = ["Viewport", "VIEWS"]
+__all__ = ["Viewport", "VIEWS", "SurfacePoint"]
+
+#: What a pick asks the user to click, when the gesture gives no hint of its own.
+_KIND_WORDS = {"link": "a link", "frame": "a frame", "joint": "a joint",
+               "mate_connector": "a mate connector", "model": "a model"}
 
 #: Quiet time after the last change before the anti-aliased frame is drawn.
 POLISH_DELAY_MS = 200
@@ -47,6 +59,22 @@ class _VTKWidget(QVTKRenderWindowInteractor):
 
     def _paint_now(self) -> None:
         self._Iren.Render()   # a no-op once the view is closed (rendering disabled)
+
+
+class _EscapeFilter(QtCore.QObject):
+    """Esc anywhere in the application gives up a pick (the keyboard focus may be in the
+    panel that started it); installed only while a pick is under way."""
+
+    def __init__(self, cancel: Callable[[], None], parent: QtCore.QObject) -> None:
+        super().__init__(parent)
+        self._cancel = cancel
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        if event.type() == QtCore.QEvent.Type.KeyPress and \
+                event.key() == QtCore.Qt.Key.Key_Escape:
+            self._cancel()
+            return True
+        return False
 
 
 class Viewport(QtWidgets.QWidget):
@@ -75,9 +103,25 @@ class Viewport(QtWidgets.QWidget):
         self.canvas.add_axes(self.interactor)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        # what a pick is waiting for (a bar above the view: nothing can sit on top of the
+        # native window VTK draws into)
+        self.banner = QtWidgets.QLabel(self)
+        self.banner.setObjectName("pickBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setContentsMargins(8, 4, 8, 4)
+        self.banner.setStyleSheet("#pickBanner { background: #3d9be9; color: white; }")
+        self.banner.hide()
+        layout.addWidget(self.banner)
         layout.addWidget(self.widget)
         self.mirror = SceneMirror(self.canvas, session.document, self.look)
         self.gizmo = Gizmo(self)
+        self.ghost = Ghost(self.canvas, self.look.hover)
+        self._pick: PickRequest | None = None
+        self._shown_for_pick: list[str] = []   # triad layers a pick turned on
+        self._pick_keys: list[str] | None = None
+        self._pick_keys_kinds: frozenset[str] = frozenset()
+        self._escape = _EscapeFilter(self.end_pick, self)
         self.last_render = 0.0
         self.render_count = 0
         self._render_started = 0.0
@@ -173,6 +217,7 @@ class Viewport(QtWidgets.QWidget):
             self.render()
 
     def _on_structure(self, _event) -> None:
+        self._pick_keys = None
         self.mirror.rebuild()
         self._on_selection(None, render=False)
         self.render()
@@ -281,7 +326,7 @@ class Viewport(QtWidgets.QWidget):
         Type, left = QtCore.QEvent.Type, QtCore.Qt.MouseButton.LeftButton
         if t == Type.MouseButtonPress and event.button() == left:
             pos = event.position().toPoint()
-            if self.gizmo.press(pos.x(), pos.y()):
+            if self._pick is None and self.gizmo.press(pos.x(), pos.y()):
                 self._set_smooth(False)
                 return True             # the gizmo's drag: the camera stays put
             self._press = pos
@@ -296,7 +341,11 @@ class Viewport(QtWidgets.QWidget):
                 return True
             pos = event.position().toPoint()
             if self._press is not None and (pos - self._press).manhattanLength() < 4:
-                self._click(pos, bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier))
+                if self._pick is not None:
+                    self._pick_click(pos)
+                else:
+                    self._click(pos, bool(event.modifiers()
+                                          & QtCore.Qt.KeyboardModifier.ControlModifier))
             self._press = None
         elif t == Type.MouseMove and not event.buttons():
             self._hover_pos = event.position().toPoint()
@@ -319,6 +368,11 @@ class Viewport(QtWidgets.QWidget):
 
     def _hover_pick(self) -> None:
         pos = getattr(self, "_hover_pos", None)
+        if pos is not None and self._pick is not None:
+            # what a click would pick now
+            found = self._pick_at(pos)
+            self._set_hover(found.link_key if isinstance(found, SurfacePoint) else found)
+            return
         if pos is not None and self.gizmo.hover(pos.x(), pos.y()):
             self.render()                         # a handle lit (or no longer)
         if pos is not None and self.gizmo.handle_at(pos.x(), pos.y()) is not None:
@@ -334,11 +388,165 @@ class Viewport(QtWidgets.QWidget):
         self.mirror.highlight("hover", [key] if key else [], self.look.hover, 2.0)
         self.render()
 
+    # -- picking for gestures -------------------------------------------------------
+    @property
+    def picking(self) -> bool:
+        """Whether the next click is a gesture's pick rather than a selection."""
+        return self._pick is not None
+
+    def begin_pick(self, kinds, on_pick: Callable[[str], None], hint: str = "",
+                   on_cancel: Callable[[], None] | None = None) -> None:
+        """Let the next click pick an element of one of ``kinds`` ("link", "frame",
+        "joint", "mate_connector", "model"): ``on_pick(key)`` is called and picking ends.
+        A frame is picked by its origin (the nearest within a few pixels of the click), a
+        link also by its geometry; a click on nothing pickable keeps waiting.  The
+        candidates' triads are drawn meanwhile, the one under the mouse is outlined, and
+        the selection does not change.  Esc or :meth:`end_pick` gives up (``on_cancel``)."""
+        self.end_pick()
+        kinds = frozenset(kinds)
+        words = [_KIND_WORDS.get(k, k) for k in sorted(kinds)]
+        self._pick = PickRequest(kinds, on_pick, hint or f"Click {' or '.join(words)}",
+                                 on_cancel)
+        for kind in sorted(kinds):
+            if kind in TRIAD_KINDS and not self.mirror.visible.get(kind, True):
+                self.mirror.set_visible(kind, True)
+                self._shown_for_pick.append(kind)
+        self._start_pick()
+
+    def begin_surface_pick(self, on_pick: Callable[[SurfacePoint], None], hint: str = "",
+                           on_cancel: Callable[[], None] | None = None) -> None:
+        """Let the next click on drawn geometry call ``on_pick`` with the
+        :class:`SurfacePoint` clicked (see :meth:`begin_pick` for the rest)."""
+        self.end_pick()
+        self._pick = PickRequest(None, on_pick, hint or "Click a point on a body", on_cancel)
+        self._start_pick()
+
+    def end_pick(self) -> None:
+        """Give up the pick under way, if any (its ``on_cancel`` is called)."""
+        request = self._stop_pick()
+        if request is not None and request.on_cancel is not None:
+            request.on_cancel()
+
+    def _start_pick(self) -> None:
+        self._pick_keys = None
+        self.banner.setText(f"{self._pick.hint} — Esc cancels")
+        self.banner.show()
+        self.widget.setCursor(QtCore.Qt.CursorShape.CrossCursor)
+        QtWidgets.QApplication.instance().installEventFilter(self._escape)
+        self.render()
+
+    def _stop_pick(self) -> PickRequest | None:
+        request, self._pick = self._pick, None
+        if request is None:
+            return None
+        for kind in self._shown_for_pick:
+            self.mirror.set_visible(kind, False)
+        self._shown_for_pick = []
+        self.banner.hide()
+        self.widget.unsetCursor()
+        QtWidgets.QApplication.instance().removeEventFilter(self._escape)
+        if self.interactor is not None:
+            self._hover_key = "\0"       # (re)draw without the pick's outline
+            self._set_hover(None)
+        return request
+
+    def _pick_click(self, pos: QtCore.QPoint) -> None:
+        request = self._pick
+        found = self._pick_at(pos)
+        if request is None or found is None:
+            return                        # a miss: still waiting
+        self._stop_pick()
+        request.on_pick(found)
+
+    def _pick_at(self, pos: QtCore.QPoint):
+        request = self._pick
+        if request is None:
+            return None
+        if request.kinds is None:
+            return self.surface_at(pos.x(), pos.y())
+        return self.element_at(pos.x(), pos.y(), request.kinds)
+
+    def element_at(self, x: int, y: int, kinds) -> str | None:
+        """The element of one of ``kinds`` a click at widget pixel (x, y) picks (see
+        :meth:`begin_pick`), or None."""
+        table = self.session.live.poses
+        kinds = frozenset(kinds)
+        keys = self._pick_keys if self._pick is not None else None
+        if keys is None or self._pick_keys_kinds != kinds:
+            keys = [k for k in table.keys if k != ROOT and "#" not in k
+                    and table.kind(k) in kinds]
+            self._pick_keys, self._pick_keys_kinds = keys, kinds
+        keys = [k for k in keys if k in table]
+        if keys:
+            origins = table.poses(keys)[:, :3, 3]
+            pixels, depth, front = project(self.canvas.renderer, origins, self.widget.height(),
+                                           self.widget.devicePixelRatioF())
+            i = nearest_on_screen(pixels, depth, front, x, y)
+            if i is not None:
+                return keys[i]
+        if "link" in kinds:
+            part = self.key_at(x, y)
+            link = part.partition("#")[0] if part and "#" in part else None
+            if link is not None and link in table and table.kind(link) == "link":
+                return link
+        return None
+
+    def surface_at(self, x: int, y: int) -> SurfacePoint | None:
+        """The point of the drawn bodies at widget pixel (x, y), with the normal of the
+        face there (toward the camera), or None."""
+        picker = vtkCellPicker()
+        picker.SetTolerance(0.0005)
+        picker.PickFromListOn()
+        layers = {}
+        for name, layer in (("visuals", self.mirror.visuals),
+                            ("collisions", self.mirror.collisions)):
+            actor = self.mirror.actors.get(name)
+            if actor is not None and actor.GetVisibility() and layer.mesh is not None:
+                picker.AddPickList(actor)
+                layers[id(actor)] = layer
+        ratio = self.widget.devicePixelRatioF()
+        picker.Pick(x * ratio, (self.widget.height() - y) * ratio, 0, self.canvas.renderer)
+        actor = picker.GetActor()
+        layer = layers.get(id(actor)) if actor is not None else None
+        cell = picker.GetCellId()
+        key = layer.key_of_cell(cell) if layer is not None else None
+        if key is None:
+            return None
+        mesh = layer.mesh
+        ids = mesh.GetCell(cell).GetPointIds()
+        a, b, c = (np.array(mesh.GetPoint(ids.GetId(i))) for i in range(3))
+        camera = np.array(self.canvas.camera.GetPosition())
+        return SurfacePoint(key, key.partition("#")[0], np.array(picker.GetPickPosition()),
+                            face_normal(a, b, c, towards=camera))
+
+    # -- the ghost of a part being placed ---------------------------------------------
+    def show_ghost(self, placement) -> None:
+        """Draw the part of ``placement`` (an
+        :class:`~snapframe.editor.assembling.placement.Placement`) where it would go:
+        translucent, with its frames, the placement frame larger; hidden while its
+        ``model_pose`` is None (no target yet)."""
+        X = getattr(placement, "model_pose", None) if placement is not None else None
+        if X is None or self.interactor is None:
+            self.hide_ghost()
+            return
+        context = self.session.document.extras.get("load_context")
+        search = context.all_search_paths() if context is not None else None
+        self.ghost.show(placement.part_path, X, placement.placement_frame,
+                        self.mirror.triad_size, search)
+        self.render()
+
+    def hide_ghost(self) -> None:
+        if self.ghost.visible:
+            self.ghost.hide()
+            self.render()
+
     def close_view(self) -> None:
         """Release the render window (before the widget goes away)."""
         self._polish_timer.stop()
         self._hover_timer.stop()
+        self._stop_pick()
         if self.interactor is not None:
+            self.ghost.close()
             for signal, slot in self._connections:
                 signal.disconnect(slot)
             # paints may still arrive: they must not draw into a finalized window
