@@ -100,22 +100,11 @@ class Canvas:
             self.renderer.SetBackground2(*_rgb(top))
         self.renderer.SetGradientBackground(top is not None)
 
-    def add_axes(self, interactor) -> None:
-        """The small x/y/z marker in the lower left corner (needs the interactor)."""
-        from vtkmodules.vtkInteractionWidgets import vtkOrientationMarkerWidget
-        from vtkmodules.vtkRenderingAnnotation import vtkAxesActor
-        axes = vtkAxesActor()
-        # line shafts and coarse cones: drawn in every frame, by software OpenGL too
-        axes.SetShaftTypeToLine()
-        axes.SetConeResolution(10)
-        axes.SetTotalLength(1.0, 1.0, 1.0)
-        widget = vtkOrientationMarkerWidget()
-        widget.SetOrientationMarker(axes)
-        widget.SetInteractor(interactor)
-        widget.SetViewport(0.0, 0.0, 0.16, 0.2)
-        widget.SetEnabled(1)
-        widget.InteractiveOff()
-        self._axes = widget
+    def add_axes(self, interactor=None) -> None:
+        """The small x/y/z marker in the lower left corner (see :mod:`.axes_marker`)."""
+        from .axes_marker import AxesMarker
+        if self._axes is None:
+            self._axes = AxesMarker(self.render_window, self.renderer)
 
     def set_fxaa(self, on: bool) -> None:
         self.renderer.SetUseFXAA(on)
@@ -215,6 +204,6 @@ class Canvas:
 
     def close(self) -> None:
         if self._axes is not None:
-            self._axes.SetEnabled(0)
+            self._axes.close()
             self._axes = None
         self.render_window.Finalize()

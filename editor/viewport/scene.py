@@ -180,28 +180,34 @@ class SceneMirror:
         # the instances of one included element share one node: their drawings are
         # worked out once (shapes, axis drawings, inertia boxes)
         box_cache: dict[int, tuple | None] = {}
-        for key in table:
-            kind = table.kind(key)
-            node = table.node(key)
-            if kind == "visual" and isinstance(node, Visual):
+        keys, kinds, nodes = table.rows()
+
+        def of_kind(kind: str):
+            return ((keys[i], nodes[i]) for i in np.flatnonzero(kinds == kind))
+
+        for key, node in of_kind("visual"):
+            if isinstance(node, Visual):
                 color = _rgb(node.color) if node.color else self.look.visual
                 visual_entries.append((key, node.geometry, color))
-            elif kind == "collision" and isinstance(node, Collision):
+        for key, node in of_kind("collision"):
+            if isinstance(node, Collision):
                 collision_entries.append((key, node.geometry, self.look.collision))
                 link = node.parent
                 if isinstance(link, Link) and not link.visuals:
                     # a body with contact geometry only (OpenPLX, many URDFs): its
                     # collisions are what it looks like
                     visual_entries.append((key, node.geometry, self.look.visual))
-            elif kind in triads and key != ROOT:
-                triads[kind].append(key)
-                if kind == "joint" and isinstance(node, Joint):
-                    joints.append((key, node))   # drawn once the scene's scale is known
-                elif kind == "link" and isinstance(node, Link):
-                    if id(node) not in box_cache:
-                        box_cache[id(node)] = self._inertia_entry(node)
-                    if box_cache[id(node)] is not None:
-                        self._inertia_entries[key] = box_cache[id(node)]
+        for kind in TRIAD_KINDS:
+            triads[kind] = [key for key, _node in of_kind(kind) if key != ROOT]
+        for key, node in of_kind("joint"):
+            if key != ROOT and isinstance(node, Joint):
+                joints.append((key, node))   # drawn once the scene's scale is known
+        for key, node in of_kind("link"):
+            if key != ROOT and isinstance(node, Link):
+                if id(node) not in box_cache:
+                    box_cache[id(node)] = self._inertia_entry(node)
+                if box_cache[id(node)] is not None:
+                    self._inertia_entries[key] = box_cache[id(node)]
         self.segments = segments_for(sum(g.shape in ROUND_SHAPES for _k, g, _c in visual_entries))
         self._entries = {"visuals": self._with_shapes(visual_entries),
                          "collisions": self._with_shapes(collision_entries), **triads}
