@@ -43,14 +43,18 @@ class HistoryModel(QtCore.QAbstractListModel):
         self.current = 0
         self.clean: int | None = None
 
-    def refresh(self, stack: CommandStack | None, initial_label: str = "<empty>") -> None:
+    def refresh(self, stack: CommandStack | None, initial_label: str = "<empty>") -> bool:
+        """Show ``stack``; False when that changes nothing (every step of a drag merges
+        into the same undo step: the list stays as it is)."""
+        labels, current, clean = ([], 0, None) if stack is None else _history(stack)
+        if (labels, current, clean, initial_label) == \
+                (self._labels, self.current, self.clean, self.initial_label):
+            return False
         self.beginResetModel()
-        if stack is None:
-            self._labels, self.current, self.clean = [], 0, None
-        else:
-            self._labels, self.current, self.clean = _history(stack)
+        self._labels, self.current, self.clean = labels, current, clean
         self.initial_label = initial_label
         self.endResetModel()
+        return True
 
     def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._labels) + 1
@@ -171,11 +175,13 @@ class HistoryPanel(QtWidgets.QWidget):
             return
         session = self.session
         if session is None:
-            self.model.refresh(None, "No document")
+            changed = self.model.refresh(None, "No document")
         else:
             path = session.document.path
-            self.model.refresh(session.document.commands,
-                               f"Open {Path(path).name}" if path else "New document")
+            changed = self.model.refresh(session.document.commands,
+                                         f"Open {Path(path).name}" if path else "New document")
+        if not changed:
+            return
         self._moving = True  # selecting the current row is not a request to move
         try:
             index = self.model.index(self.model.current, 0)

@@ -88,14 +88,18 @@ class AxesMarker:
         camera = self.renderer.GetActiveCamera()
         camera.ParallelProjectionOn()
         camera.SetParallelScale(1.5)       # the arrows and their letters, with a margin
+        self._view: tuple[float, ...] = ()
         self._observer = render_window.AddObserver("StartEvent", lambda *_: self.follow())
         self._window = render_window
 
     def follow(self) -> None:
         """Turn the marker as the scene's camera looks, letters facing the viewer."""
         source = self.scene.GetActiveCamera()
-        d = np.array(source.GetDirectionOfProjection())
-        up = np.array(source.GetViewUp())
+        view = source.GetDirectionOfProjection() + source.GetViewUp()
+        if view == self._view:
+            return                       # (an edit or a drag: the camera stayed)
+        self._view = view
+        d, up = np.array(view[:3]), np.array(view[3:])
         camera = self.renderer.GetActiveCamera()
         camera.SetFocalPoint(0.0, 0.0, 0.0)
         camera.SetPosition(*(-5.0 * d))
