@@ -34,7 +34,7 @@ from ..model import Include, Joint, JointAxis
 from ..model.names import MODEL_FRAME, SEP, WORLD
 from ..pose import Pose
 from .keys import is_inside_include, join_key, part_key
-from .posetable import PosesChanged
+from .posetable import PosesChanged, joined
 
 __all__ = ["JointState", "JointMove", "PositionsChanged", "MOVABLE_TYPES"]
 
@@ -347,6 +347,7 @@ class JointState:
             if key not in target:
                 target[key] = self._written.pop(key)
         keys, poses = [], []
+        rows = []
         for key, X in target.items():
             row = table.index.get(key)
             if row is None:
@@ -355,10 +356,12 @@ class JointState:
                 table.X[row] = X
                 keys.append(key)
                 poses.append(X)
+                rows.append(row)
         self._shown = {k: X for k, X in target.items() if k in self._written}
         if keys:
             self.live.poses_changed.emit(PosesChanged(
-                tuple(keys), np.array(poses), tuple(table.kind(k) for k in keys)))
+                tuple(keys), np.array(poses), tuple(table.kind(k) for k in keys),
+                np.array(rows, dtype=np.int64), table.generation))
 
     # -- edits reset the overlay --------------------------------------------------
     def _on_document_changed(self, _event) -> None:
@@ -394,10 +397,10 @@ class JointState:
                 np.abs(table.pose(k)[:3] - X[:3]).max() > _SHOWN_TOLERANCE]
         if not keys:
             return event
-        poses = table.poses(keys)
-        return PosesChanged(event.keys + tuple(keys),
-                            np.concatenate([event.poses.reshape(-1, 4, 4), poses]),
-                            tuple(event.kinds) + tuple(table.kind(k) for k in keys))
+        rows = np.array([table.index[k] for k in keys], dtype=np.int64)
+        return joined(event, PosesChanged(tuple(keys), table.X[rows],
+                                          tuple(table.kind(k) for k in keys), rows,
+                                          table.generation))
 
     # -- saving -------------------------------------------------------------------
     def bake(self, *, shift_limits: bool = True) -> Command:

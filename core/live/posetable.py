@@ -25,11 +25,22 @@ from ..model.names import SEP
 from ..pose import Pose
 from .keys import ROOT, part_key
 
-__all__ = ["PoseTable", "PosesChanged", "pose_matrix", "MOVE_TOLERANCE"]
+__all__ = ["PoseTable", "PosesChanged", "joined", "pose_matrix", "MOVE_TOLERANCE"]
 
 #: Entries closer than this (in metres and in rotation-matrix entries) have not moved:
 #: recomposing the same chain in another order may differ in the last bits.
 MOVE_TOLERANCE = 1e-12
+
+
+def joined(a: "PosesChanged", b: "PosesChanged") -> "PosesChanged":
+    """Both events as one (rows kept when both have them, for the same table)."""
+    rows = None
+    if a.rows is not None and b.rows is not None and a.generation == b.generation:
+        rows = np.concatenate([a.rows, b.rows])
+    return PosesChanged(a.keys + b.keys,
+                        np.concatenate([a.poses.reshape(-1, 4, 4), b.poses.reshape(-1, 4, 4)]),
+                        tuple(a.kinds) + tuple(b.kinds), rows,
+                        a.generation if rows is not None else -1)
 
 
 def pose_matrix(X: Pose) -> np.ndarray:
@@ -55,11 +66,16 @@ class PosesChanged:
 
     ``keys[i]`` moved to ``poses[i]`` (4x4, in the root frame: world or top model);
     ``kinds[i]`` is its element kind (``link``, ``visual``, ``mate_connector``...).
+    ``rows[i]``, when given, is the key's row in the pose table of ``generation``
+    (:attr:`PoseTable.generation`): views that index their drawings by row find the
+    moved ones without comparing strings.
     """
 
     keys: tuple[str, ...]
     poses: np.ndarray
     kinds: tuple[str, ...] = ()
+    rows: np.ndarray | None = None
+    generation: int = -1
 
     def as_dict(self) -> dict[str, np.ndarray]:
         return dict(zip(self.keys, self.poses))
@@ -229,6 +245,7 @@ class PoseTable:
 
     # -- storage ------------------------------------------------------------------
     def _reset(self) -> None:
+        self.generation = getattr(self, "generation", 0) + 1
         self.X = np.zeros((64, 4, 4))
         self._key_array = np.empty(64, dtype=object)
         self._kind_array = np.empty(64, dtype=object)
@@ -241,6 +258,7 @@ class PoseTable:
 
     def _allocate(self, keys: list[str], kinds: list[str], nodes: list[Node]) -> int:
         """Room for ``len(keys)`` rows at the end; returns the first row."""
+        self.generation += 1       # rows of keys change meaning: see PosesChanged.rows
         start, n = self._size, len(keys)
         if start + n > len(self.X):
             cap = max(2 * len(self.X), start + n)
@@ -305,6 +323,7 @@ class PoseTable:
 
     def _drop_block(self, name: str) -> list[str]:
         self._by_node = None
+        self.generation += 1
         block = self._blocks.pop(name)
         for k in block.keys:
             self.index.pop(k, None)
@@ -393,9 +412,7 @@ class PoseTable:
             old = self.X[np.array([old_rows[k] for k in again])]
             extra = self._moved(new_rows, old)
             if len(extra):
-                moved = PosesChanged(moved.keys + extra.keys,
-                                     np.concatenate([moved.poses, extra.poses]),
-                                     moved.kinds + extra.kinds)
+                moved = joined(moved, extra)
         return added - removed, removed - added, moved
 
     def _place_nested(self, X_all: np.ndarray, placements: list[tuple[_Block, Pose]]
@@ -443,7 +460,7 @@ class PoseTable:
         differs = np.abs(after[:, :3, :] - before[:, :3, :]).max(axis=(1, 2)) > MOVE_TOLERANCE
         hit = rows[differs]
         return PosesChanged(tuple(self._key_array[hit].tolist()), after[differs],
-                            tuple(self._kind_array[hit].tolist()))
+                            tuple(self._kind_array[hit].tolist()), hit, self.generation)
 
     # -- incremental update -------------------------------------------------------
     def update(self, moved_vertices: set[str]) -> PosesChanged | None:
@@ -517,6 +534,7 @@ class PoseTable:
         if len(rows) and rows[-1] - rows[0] + 1 == len(rows):
             span = slice(int(rows[0]), int(rows[-1]) + 1)   # contiguous: copy, no gather
             return PosesChanged(tuple(self._key_array[span].tolist()), self.X[span].copy(),
-                                tuple(self._kind_array[span].tolist()))
+                                tuple(self._kind_array[span].tolist()), rows,
+                                self.generation)
         return PosesChanged(tuple(self._key_array[rows].tolist()), self.X[rows],
-                            tuple(self._kind_array[rows].tolist()))
+                            tuple(self._kind_array[rows].tolist()), rows, self.generation)

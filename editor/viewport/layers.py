@@ -18,7 +18,7 @@ from vtkmodules.vtkCommonDataModel import vtkPolyData
 from .shapes import Triangles
 from .vtkdata import points_of, polydata, set_rgb, touched
 
-__all__ = ["MeshLayer", "TriadLayer", "LineLayer", "transform_points"]
+__all__ = ["MeshLayer", "TriadLayer", "LineLayer", "KeyQuery", "transform_points"]
 
 
 _touched = touched
@@ -30,19 +30,73 @@ def transform_points(X: np.ndarray, P: np.ndarray) -> np.ndarray:
     return P @ X[:, :3, :3].transpose(0, 2, 1) + X[:, None, :3, 3]
 
 
+class KeyQuery:
+    """The keys of one pose event, asked of every layer: by the event's pose-table rows
+    when a layer knows its own (:meth:`KeyIndex.bind`, same table generation), else by
+    the keys themselves (made into a numpy array once, when first needed)."""
+
+    __slots__ = ("_keys", "_array", "rows", "generation")
+
+    def __init__(self, keys, rows: np.ndarray | None = None, generation: int = -1) -> None:
+        self._keys = keys
+        self._array: np.ndarray | None = None
+        self.rows = rows
+        self.generation = generation
+
+    @property
+    def keys(self) -> np.ndarray:
+        if self._array is None:
+            self._array = key_array(self._keys)
+        return self._array
+
+
 class KeyIndex:
     """Where keys sit in a layer, searched for a whole pose event at once: the event's
     keys (thousands when a robot carries half a world) against the layer's, sorted, in
-    numpy rather than one dictionary lookup per key per layer."""
+    numpy rather than one dictionary lookup per key per layer; or, once :meth:`bind`
+    told it the pose-table row of each of its keys, by row (no strings compared)."""
 
     def __init__(self, keys: list[str]) -> None:
+        self._keys = keys
         array = np.array(keys, dtype=str) if keys else np.zeros(0, dtype=str)
         order = np.argsort(array, kind="stable")
         self._sorted = array[order]
         self._slot = order
+        self._slot_of_row: np.ndarray | None = None
+        self._generation = -1
 
-    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(positions in ``keys``, the layer's slots) of the keys the layer has."""
+    @property
+    def generation(self) -> int:
+        """The pose-table generation whose rows it knows (-1: none)."""
+        return self._generation
+
+    def bind(self, index: dict[str, int], generation: int) -> None:
+        """Learn the row of every key in a pose table's ``index`` (of that
+        ``generation``); a key the table does not have leaves the index unbound."""
+        try:
+            rows = np.fromiter((index[k] for k in self._keys), dtype=np.int64,
+                               count=len(self._keys))
+        except KeyError:
+            self._slot_of_row, self._generation = None, -1
+            return
+        size = int(rows.max()) + 1 if len(rows) else 0
+        slot_of_row = np.full(size, -1, dtype=np.int64)
+        slot_of_row[rows] = np.arange(len(rows))
+        self._slot_of_row, self._generation = slot_of_row, generation
+
+    def find(self, keys) -> tuple[np.ndarray, np.ndarray]:
+        """(positions in ``keys``, the layer's slots) of the keys the layer has;
+        ``keys`` a numpy array of keys or a :class:`KeyQuery`."""
+        if isinstance(keys, KeyQuery):
+            if keys.rows is not None and self._slot_of_row is not None \
+                    and keys.generation == self._generation:
+                table = self._slot_of_row
+                rows = keys.rows
+                inside = np.flatnonzero(rows < len(table))
+                slots = table[rows[inside]]
+                hit = slots >= 0
+                return inside[hit], slots[hit]
+            keys = keys.keys
         if not len(self._sorted) or not len(keys):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         pos = np.searchsorted(self._sorted, keys)
@@ -51,9 +105,22 @@ class KeyIndex:
         return hit, self._slot[pos[hit]]
 
 
-def key_array(keys) -> np.ndarray:
-    """An event's keys as a numpy string array (once per event, for every layer)."""
-    return keys if isinstance(keys, np.ndarray) else np.array(list(keys), dtype=str)
+class _Indexed:
+    """A layer whose instances are found through a :class:`KeyIndex` (``_find``)."""
+
+    def bind_rows(self, index: dict[str, int], generation: int) -> None:
+        """Let pose events of table ``generation`` find this layer's instances by row."""
+        find = getattr(self, "_find", None)
+        if find is not None and find.generation != generation:
+            find.bind(index, generation)
+
+
+def key_array(keys) -> np.ndarray | KeyQuery:
+    """An event's keys as a numpy string array (once per event, for every layer); a
+    :class:`KeyQuery` passes through."""
+    if isinstance(keys, (np.ndarray, KeyQuery)):
+        return keys
+    return np.array(list(keys), dtype=str)
 
 
 @dataclass
@@ -78,7 +145,7 @@ class _Group:
         self.members: list[int] = []   # instance indices, in slot order
 
 
-class MeshLayer:
+class MeshLayer(_Indexed):
     """Instances of triangle meshes, merged (see the module docstring)."""
 
     def __init__(self, name: str) -> None:
@@ -189,7 +256,7 @@ class MeshLayer:
 _AXIS_COLORS = np.array([[214, 48, 49], [39, 174, 96], [45, 123, 224]], dtype=np.uint8)
 
 
-class TriadLayer:
+class TriadLayer(_Indexed):
     """Frames drawn as three coloured segments (x red, y green, z blue) of length ``size``."""
 
     def __init__(self, name: str, size: float = 0.1) -> None:
@@ -247,7 +314,7 @@ class TriadLayer:
         return self.keys[i] if 0 <= i < len(self.keys) else None
 
 
-class LineLayer:
+class LineLayer(_Indexed):
     """Polylines attached to elements (joint axes and limit arcs), in each element's
     frame: ``build`` takes (key, local polylines, world pose, rgb).  Entries that share
     one polylines list (the instances of one included joint) are stored together, so
@@ -315,7 +382,7 @@ class LineLayer:
         return True
 
 
-class ArrowLayer:
+class ArrowLayer(_Indexed):
     """Arrows between the origins of two elements' frames (the frame graphs of teaching
     mode): a shaft and a two-stroke head per arrow.  Each arrow remembers its two ends,
     so a move redraws exactly the arrows that start or end at a moved key."""

@@ -21,7 +21,7 @@ from snapframe.core.model import Collision, Joint, Link, Visual
 
 from ..frame_graphs import document_graph
 from .canvas import Canvas
-from .layers import ArrowLayer, LineLayer, MeshLayer, TriadLayer, key_array
+from .layers import ArrowLayer, KeyQuery, LineLayer, MeshLayer, TriadLayer
 from .shapes import ROUND, ROUND_SHAPES, Triangles, segments_for, shape_mesh
 from .vtkdata import bounds_of, hex_rgb, points_of, polydata, touched
 
@@ -500,8 +500,12 @@ class SceneMirror:
         """Move what moved; True when anything drawn changed."""
         keys, X = list(event.keys), event.poses
         changed = False
-        found = key_array(keys)       # searched by every layer
+        table = self.live.poses
+        found = KeyQuery(keys, event.rows, event.generation)   # searched by every layer
+        by_row = event.rows is not None and event.generation == table.generation
         for layer in self._layers().values():
+            if by_row:
+                layer.bind_rows(table.index, table.generation)   # (once per generation)
             changed |= bool(layer.move(found, X))
         moved = set(keys)
         if not moved.isdisjoint(self._axes_in_other_frames):

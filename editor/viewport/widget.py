@@ -17,21 +17,18 @@ from typing import Callable
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
-import vtkmodules.qt
+from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera
+from vtkmodules.vtkRenderingCore import vtkCellPicker
 
-vtkmodules.qt.PyQtImpl = "PySide6"
-from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
-from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # noqa: E402
-from vtkmodules.vtkRenderingCore import vtkCellPicker  # noqa: E402
+from snapframe.core.live.keys import ROOT
 
-from snapframe.core.live.keys import ROOT  # noqa: E402
-
-from ..session import DocumentSession  # noqa: E402
-from .canvas import Canvas  # noqa: E402
-from .ghost import Ghost  # noqa: E402
-from .gizmo import Gizmo  # noqa: E402
-from .picking import PickRequest, SurfacePoint, face_normal, nearest_on_screen, project  # noqa: E402
-from .scene import TRIAD_KINDS, VIEWS, Look, SceneMirror, camera_position  # noqa: E402
+from ..session import DocumentSession
+from .canvas import Canvas
+from .ghost import Ghost
+from .gizmo import Gizmo
+from .picking import PickRequest, SurfacePoint, face_normal, nearest_on_screen, project
+from .render_view import RenderView
+from .scene import TRIAD_KINDS, VIEWS, Look, SceneMirror, camera_position
 
 __all__ = ["Viewport", "VIEWS", "SurfacePoint"]
 
@@ -41,24 +38,6 @@ _KIND_WORDS = {"link": "a link", "frame": "a frame", "joint": "a joint",
 
 #: Quiet time after the last change before the anti-aliased frame is drawn.
 POLISH_DELAY_MS = 200
-
-
-class _VTKWidget(QVTKRenderWindowInteractor):
-    """VTK's Qt widget, drawing once per burst of paint events: showing a window sends
-    several (expose, layout) and each would render the whole scene again."""
-
-    def __init__(self, parent: QtWidgets.QWidget) -> None:
-        super().__init__(parent)
-        self._paint = QtCore.QTimer(self)
-        self._paint.setSingleShot(True)
-        self._paint.setInterval(0)
-        self._paint.timeout.connect(self._paint_now)
-
-    def paintEvent(self, event) -> None:  # noqa: N802 (Qt naming)
-        self._paint.start()
-
-    def _paint_now(self) -> None:
-        self._Iren.Render()   # a no-op once the view is closed (rendering disabled)
 
 
 class _EscapeFilter(QtCore.QObject):
@@ -88,12 +67,8 @@ class Viewport(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.look = look or Look()
-        # VTK draws into a native window; its siblings (dock tab bars...) must stay plain
-        # widgets, or they turn into native windows stacked over the view
-        QtWidgets.QApplication.setAttribute(
-            QtCore.Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
-        self.widget = _VTKWidget(self)
-        self.interactor = self.widget.GetRenderWindow().GetInteractor()
+        self.widget = RenderView(self)
+        self.interactor = self.widget.interactor
         self.interactor.SetInteractorStyle(vtkInteractorStyleTrackballCamera())
         # VTK's one-letter keys (w: wireframe, 3: stereo, e/q: exit...) are not ours
         self.interactor.RemoveObservers("CharEvent")
@@ -243,20 +218,8 @@ class Viewport(QtWidgets.QWidget):
         self.render()
 
     def grab_into(self, picture, top: QtWidgets.QWidget) -> None:
-        """Paint the current 3D picture onto ``picture`` (a grab of ``top``, which holds
-        this viewport): QWidget.grab cannot read the native window VTK draws into."""
-        if self.interactor is None or not self.widget.isVisible():
-            return
-        from PySide6 import QtGui
-        image = np.ascontiguousarray(self.canvas.image())
-        h, w = image.shape[:2]
-        frame = QtGui.QImage(image.data, w, h, 3 * w, QtGui.QImage.Format.Format_RGB888)
-        origin = self.widget.mapTo(top, QtCore.QPoint(0, 0))
-        painter = QtGui.QPainter(picture)
-        try:
-            painter.drawImage(QtCore.QRect(origin, self.widget.size()), frame)
-        finally:
-            painter.end()
+        """Kept for callers that composite window grabs: the view is a plain widget
+        painting its last frame, so ``top.grab()`` holds it already."""
 
     # -- camera -------------------------------------------------------------------
     def fit(self, render: bool = True) -> None:
@@ -550,8 +513,6 @@ class Viewport(QtWidgets.QWidget):
             for signal, slot in self._connections:
                 signal.disconnect(slot)
             # paints may still arrive: they must not draw into a finalized window
-            self.interactor.EnableRenderOff()
-            self.widget.setUpdatesEnabled(False)
-            self.widget.hide()
+            self.widget.close_view()
             self.canvas.close()
             self.interactor = None

@@ -374,3 +374,28 @@ def test_a_joint_axis_edit_redraws_the_axis(qtbot, tmp_path):
         assert np.allclose(drawn, local @ X[:3, :3].T + X[:3, 3], atol=1e-9)
     finally:
         view.close_view()
+
+
+def test_layers_find_moved_keys_by_row_as_they_do_by_name():
+    from snapframe.editor.viewport.layers import KeyIndex, KeyQuery
+    rng = np.random.default_rng(7)
+    table_keys = [f"robot_{i}::link_{j}" for i in range(40) for j in range(6)]
+    index = {k: int(r) for k, r in zip(table_keys, rng.permutation(len(table_keys)) * 2)}
+    mine = list(rng.choice(table_keys, 100, replace=False))
+    layer = KeyIndex(mine)
+    event = list(rng.choice(table_keys, 60, replace=False))
+    rows = np.array([index[k] for k in event])
+    by_name = layer.find(np.array(event))
+    layer.bind(index, generation=3)
+    by_row = layer.find(KeyQuery(event, rows, 3))
+    pairs = lambda found: sorted(zip(found[0].tolist(), found[1].tolist()))  # noqa: E731
+    assert pairs(by_row) == pairs(by_name)
+    assert {event[i] for i in by_row[0]} == set(event) & set(mine)
+    assert all(mine[s] == event[i] for i, s in zip(*by_row))
+    # rows of another table generation are not trusted: the names decide
+    stale = KeyQuery(event, rows[::-1].copy(), 4)
+    assert pairs(layer.find(stale)) == pairs(by_name)
+    # a key the table lacks leaves the layer unbound (found by name only)
+    partial = KeyIndex(mine + ["elsewhere"])
+    partial.bind(index, generation=3)
+    assert partial.generation == -1
