@@ -13,6 +13,14 @@
     ed.save("out.sdf")
     ed.screenshot("shot.png")
 
+Assembling (each call one undo step; a refusal raises ``ValueError`` with the reason)::
+
+    ed.add_include("parts/gripper.sdf", placement_frame="mount_point",
+                   relative_to="arm::gripper_mount", joint="weld")
+    ed.add_joint("wrist", "revolute", "arm::forearm", "gripper::body", limits=(-1, 1))
+    ed.add_mate("face.center", "hour_hand.pivot", "hinge", initial_angle=0.5)   # OpenPLX
+    ed.rename("gripper", "hand"); ed.remove("hand", with_dependents=True)
+
 Wherever an element is named, its key or its scoped name from the document's top model or
 world is accepted (``robot_1::arm::link``, as ``snapframe frames`` prints it without the
 top model's name); the full scoped name with the top model's name works too.
@@ -27,6 +35,7 @@ from typing import Sequence
 from snapframe.core.gcpause import gc_paused
 from snapframe.core.model import Document
 from snapframe.core.model.edits import EditRefused, SetPose
+from snapframe.core.model.placing import JointSpec
 from snapframe.core.pose import Pose
 
 __all__ = ["Editor"]
@@ -34,6 +43,43 @@ __all__ = ["Editor"]
 
 def name_of(key: str) -> str:
     return key or "(top)"
+
+
+def _pose_of(value: Pose | Sequence[float] | None) -> Pose:
+    """A pose from a :class:`Pose`, ``(x, y, z)`` or ``(x, y, z, roll, pitch, yaw)``
+    (metres, radians); None is the identity."""
+    if value is None:
+        return Pose()
+    if isinstance(value, Pose):
+        return value
+    try:
+        numbers = [float(v) for v in value]
+    except (TypeError, ValueError):
+        raise EditRefused(f"a pose is a Pose, (x, y, z) or (x, y, z, roll, pitch, yaw), "
+                          f"not {value!r}") from None
+    if len(numbers) not in (3, 6):
+        raise EditRefused(f"a pose has 3 or 6 numbers, not {len(numbers)}")
+    return Pose.from_xyz_rpy(*numbers)
+
+
+def _joint_spec(joint: JointSpec | dict | str | None) -> JointSpec | str | None:
+    """What :class:`PlaceInclude` takes for ``connect``: a spec, a type, or None."""
+    if joint is None or isinstance(joint, (JointSpec, str)):
+        return joint
+    if isinstance(joint, dict):
+        fields = dict(joint)
+        if fields.get("type") == "weld":
+            fields["type"] = "fixed"
+        if "axis" in fields:
+            fields["axis"] = tuple(float(c) for c in fields["axis"])
+        if "limits" in fields:
+            fields["lower"], fields["upper"] = fields.pop("limits") or (None, None)
+        try:
+            return JointSpec(**fields)
+        except TypeError as exc:
+            raise EditRefused(f"a joint is described by type, axis, lower, upper, name and "
+                              f"expressed_in: {exc}") from None
+    raise EditRefused(f"a joint is a JointSpec, a dict or a type name, not {joint!r}")
 
 
 class Editor:
@@ -165,6 +211,126 @@ class Editor:
         if relative_to:
             X = Pose.from_matrix(table.pose(self.key(relative_to))).inverse() @ X
         return X
+
+    # -- assembling -----------------------------------------------------------------
+    def add_include(self, uri: str | Path, name: str | None = None,
+                    placement_frame: str | None = None, relative_to: str | None = None,
+                    pose: Pose | Sequence[float] | None = None,
+                    joint: JointSpec | dict | str | None = None) -> str:
+        """Include a part (one undo step); returns the new include's key.
+
+        ``uri`` is a URI (``model://gripper``, ``file://parts/gripper.sdf``) or a file
+        path, which is written as :func:`~snapframe.core.model.include_uri.include_uri_for`
+        chooses (relative to the document when it can).  The part's ``placement_frame``
+        (a frame of the part; default: its model frame or its own placement frame) is put
+        at ``pose`` in the frame ``relative_to`` of the assembly (a key or scoped name;
+        default: the document's root frame).  ``pose`` is a :class:`Pose`, ``(x, y, z)`` or
+        ``(x, y, z, roll, pitch, yaw)`` in metres and radians.  ``joint`` connects the part
+        to ``relative_to``: a :class:`~snapframe.core.model.placing.JointSpec`, a dict of its
+        fields, or a type (``"weld"``, ``"revolute"``...).  Refusals raise ``ValueError``
+        with the reason."""
+        from snapframe.core.model.include_uri import include_uri_for
+        from snapframe.core.model.placing import PlaceInclude
+        doc = self._doc()
+        text = str(uri)
+        if "://" not in text:
+            path = Path(text).expanduser()
+            if not path.exists():
+                raise EditRefused(f"there is no file [{text}] to include")
+            text = include_uri_for(doc, path)
+        target = self._key_or_refuse(relative_to, "frame to place on") if relative_to else ""
+        command = PlaceInclude(doc, doc.root, text, name=name or "",
+                               placement_frame=placement_frame or "", target=target,
+                               offset=_pose_of(pose), connect=_joint_spec(joint))
+        self._push_step(command)
+        return doc.key(command.include)
+
+    def add_joint(self, name: str, type: str, parent: str, child: str,
+                  axis: Sequence[float] = (0.0, 0.0, 1.0),
+                  limits: tuple[float | None, float | None] | None = None,
+                  pose: Pose | Sequence[float] | None = None) -> str:
+        """Add a joint from ``parent`` to ``child`` (keys or scoped names; ``parent`` may
+        be ``"world"``), in the innermost model of the document holding both (one undo
+        step); returns its key.  ``axis`` is in the joint frame (the child's frame moved
+        by ``pose``); ``limits`` are ``(lower, upper)`` in radians or metres (None: none).
+        Refusals raise ``ValueError`` with the reason."""
+        from snapframe.core.model.connecting import AddJointBetween
+        doc = self._doc()
+        ends = [p if p == "world" else self._key_or_refuse(p, f"joint {what}")
+                for p, what in ((parent, "parent"), (child, "child"))]
+        lower, upper = (None, None) if limits is None else tuple(limits)
+        command = AddJointBetween(doc, name, type, ends[0], ends[1],
+                                  axis=None if axis is None else tuple(axis), lower=lower,
+                                  upper=upper, pose=_pose_of(pose) if pose is not None else None)
+        self._push_step(command)
+        return doc.key(command.node)
+
+    def add_mate(self, connector_a: str, connector_b: str, type: str,
+                 initial_angle: float | None = None, initial_position: float | None = None,
+                 name: str | None = None) -> str:
+        """Mate two OpenPLX mate connectors (keys or scoped names) with a mate of ``type``
+        (lock, hinge, prismatic, cylindrical, ball, distance): one undo step, and SNAP
+        assembles again.  ``initial_angle`` in radians, ``initial_position`` in metres;
+        ``name`` defaults to the type, made unique.  Returns the mate's key."""
+        from snapframe.core.model.connecting import AddMateBetween, enclosing_model, free_name
+        doc = self._doc()
+        a = self._key_or_refuse(connector_a, "first connector")
+        b = self._key_or_refuse(connector_b, "second connector")
+        values = {k: v for k, v in (("initial_angle", initial_angle),
+                                    ("initial_position", initial_position)) if v is not None}
+        if not name:
+            model, _scope = enclosing_model(doc, (a, b))
+            name = free_name(model, str(type).lower().rpartition(".")[2])
+        command = AddMateBetween(doc, name, type, a, b, **values)
+        self._push_step(command)
+        return doc.key(command.node)
+
+    def remove(self, name: str, with_dependents: bool = False) -> list[str]:
+        """Remove an element (one undo step); returns the keys removed.  An element others
+        refer to (a link a joint names, a frame poses are relative to...) is refused with
+        them listed, unless ``with_dependents``: then what cannot exist without it goes too
+        and what was only placed by it is re-expressed to stay where it is."""
+        from snapframe.core.model.edits import RemoveNode, check_owned
+        from snapframe.core.model.references import RemoveWithDependents, dependents
+        doc = self._doc()
+        key = self._key_or_refuse(name, "element to remove")
+        node = doc.element(key)
+        check_owned(doc, node)      # an included file's element: edited in that file
+        if with_dependents:
+            command = RemoveWithDependents(doc, node)
+            removed = list(command.removed)
+        else:
+            found = dependents(doc, key)
+            if found:
+                listed = "; ".join(f"{d.key or '(top)'}: {d.why}" for d in found)
+                raise EditRefused(f"[{name_of(key)}] is referred to by {listed}: remove it "
+                                  "with with_dependents=True or change them first")
+            command = RemoveNode(doc, node)
+            removed = [key]
+        self._push_step(command)
+        return removed
+
+    def rename(self, name: str, new_name: str) -> str:
+        """Rename an element; every reference to it follows (one undo step).  Returns its
+        new key."""
+        from snapframe.core.model.edits import Rename
+        doc = self._doc()
+        node = doc.element(self._key_or_refuse(name, "element to rename"))
+        self._push_step(Rename(doc, node, new_name))
+        return doc.key(node)
+
+    def _key_or_refuse(self, name: str, what: str) -> str:
+        try:
+            return self.key(name)
+        except KeyError:
+            raise EditRefused(f"there is no {what} [{name}] in "
+                              f"{Path(self._doc().path).name or 'the document'}") from None
+
+    def _push_step(self, command) -> None:
+        doc = self._doc()
+        doc.commands.push(command)
+        doc.commands.end_merge()
+        self.app.processEvents()
 
     def push(self, command) -> None:
         """Do any core command (``snapframe.core.model.edits``) as one undo step."""

@@ -1,9 +1,15 @@
 """The main window: document tabs with a 3D viewport each, and docked panels.
 
-Panels (scene tree, inspector, diagnostics, history, library, frame graph) follow the
-current tab's document.  Every edit is a core command, so Undo/Redo, the history panel
-and the unsaved-changes prompt work the same for all of them.  Docks, geometry and recent
-files are kept between runs (QSettings).
+Panels (scene tree, inspector, diagnostics, history, library, frame graph; joints, mass
+and SNAP while they are on screen) follow the current tab's document.  Every edit is a core command, so Undo/Redo, the
+history panel and the unsaved-changes prompt work the same for all of them.  Docks,
+geometry and recent files are kept between runs (QSettings).
+
+Assembling gestures run one at a time in the current tab, each in a dock of its own that
+goes away when it ends: *placing a part* (a model file dropped on the viewport or the scene
+tree, Insert ▸ Part from file, or the library's Place) shows a ghost of the part and takes
+its target frame from a click in the view or the tree; *adding a joint* (Insert ▸ Joint)
+takes its parent and child the same way.  Esc gives a gesture up.
 """
 
 from __future__ import annotations
@@ -15,13 +21,16 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from typing import Callable
+
 from snapframe.core.formats import registry
 from snapframe.core.gcpause import gc_paused
-from snapframe.core.live.keys import is_inside_include
+from snapframe.core.live.keys import is_inside_include, split_part
 from snapframe.core.model.document import IncludedFiles
+from snapframe.core.model.names import SEP
 
 from .icons import kind_icon
-from .scene_tree import SceneTree
+from .scene_tree import KEY_ROLE, SceneTree
 from .session import DocumentSession
 from .viewport.scene import Look
 from .viewport.widget import VIEWS, Viewport
@@ -141,17 +150,72 @@ class _Tab(QtWidgets.QWidget):
     def _discard(self) -> None:
         """A viewport that failed half-way: release whatever VTK had made, then this tab
         (nothing of it stays parented to the tab widget)."""
-        from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor
-        for widget in self.findChildren(QVTKRenderWindowInteractor):
+        from .viewport.render_view import RenderView
+        for widget in self.findChildren(RenderView):
             try:
-                widget.GetRenderWindow().GetInteractor().EnableRenderOff()
-                widget.hide()
-                widget.GetRenderWindow().Finalize()
+                widget.close_view()
             except Exception:   # already broken: it goes away with the tab anyway
                 pass
         self.hide()
         self.setParent(None)
         self.deleteLater()
+
+
+def _local_files(mime: QtCore.QMimeData) -> list[str]:
+    return [url.toLocalFile() for url in mime.urls() if url.isLocalFile()]
+
+
+def _covered(key: str, keys: list[str]) -> bool:
+    """Whether ``key`` is one of ``keys`` or an element inside one of them."""
+    head = split_part(key)[0]
+    return any(key == k or head == k or head.startswith(k + SEP) for k in keys)
+
+
+class _DropCatcher(QtCore.QObject):
+    """Model files dropped on a document's viewport or scene tree (an event filter on the
+    widgets that receive the drop): the window places them in that document, or opens
+    them when Ctrl is held.  ``key_at(widget, point)`` names the element under the drop."""
+
+    def __init__(self, window: "MainWindow", key_at: Callable[[QtWidgets.QWidget,
+                                                                QtCore.QPoint], str | None],
+                 parent: QtCore.QObject) -> None:
+        super().__init__(parent)
+        self.window = window
+        self.key_at = key_at
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        Type = QtCore.QEvent.Type
+        t = event.type()
+        if t not in (Type.DragEnter, Type.DragMove, Type.Drop, Type.DragLeave):
+            return False
+        if t == Type.DragLeave:
+            self.window.statusBar().clearMessage()
+            return False
+        files = _local_files(event.mimeData())
+        if not files:
+            return False
+        ctrl = bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier)
+        if t == Type.DragEnter:
+            self.window.statusBar().showMessage(self.window.drop_hint(files, ctrl))
+        event.setDropAction(QtCore.Qt.DropAction.CopyAction)
+        event.accept()
+        if t == Type.Drop:
+            key = self.key_at(obj, event.position().toPoint())
+            self.window.statusBar().clearMessage()
+            # after the drop returns: the drag source must not wait on a placement panel
+            QtCore.QTimer.singleShot(0, lambda: self.window.drop_files(files, key, ctrl))
+        return True
+
+
+class _GestureDock(QtWidgets.QDockWidget):
+    """The dock of a gesture (placing a part, adding a joint): ``closed`` when the user
+    closes it with its title bar's button."""
+
+    closed = QtCore.Signal()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
+        super().closeEvent(event)
+        self.closed.emit()
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -169,6 +233,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.last_error = ""
         self._debug = os.environ.get(DEBUG_ENV, "") not in ("", "0")
         self._teaching_layers: dict[str, bool] | None = None
+        #: The gesture under way in the current tab (one at a time) and its dock.
+        self.placement = None          # a PlacementPanel while a part is being placed
+        self.joint_adder = None        # an AddJointPanel while a joint is being added
+        self._gesture_dock: _GestureDock | None = None
+        self._gesture_targets: set[str] = set()
+        self._pick_token = 0           # which of our picks a view's callback belongs to
+        self._pick_view = None         # the viewport our pick is armed in
         self.setWindowTitle("Snapframe")
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
@@ -223,6 +294,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.inspector_dock = self._dock("Inspector", self.inspector, R, "inspector")
         self.history_dock = self._dock("History", self.history, R, "history")
         self.tabifyDockWidget(self.inspector_dock, self.history_dock)
+        self._build_assembling_panels()
         self.inspector_dock.raise_()
         # Diagnostics, the frame graph (teaching mode) and the console share the bottom
         # dock as pages of one tab widget: they want the full width, and tabified docks
@@ -255,9 +327,51 @@ class MainWindow(QtWidgets.QMainWindow):
             self.inspector.openIncludeRequested.connect(self.open_include)
         if hasattr(self.library, "openRequested"):
             self.library.openRequested.connect(self.open)
+        if hasattr(self.library, "placeRequested"):
+            self.library.placeRequested.connect(lambda path: self.start_placement(path))
         if hasattr(self.library, "foldersChanged"):
             self.library.foldersChanged.connect(
                 lambda: self.settings.setValue("library/folders", self.library.folders()))
+
+    def _build_assembling_panels(self) -> None:
+        """Joints, mass and SNAP as tabs beside the inspector and the history: each is
+        looked at in turn, and the bottom strip is kept short for the diagnostics."""
+        from .assembling import JointSlidersPanel, MassTablePanel, SnapPanel
+        R = QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+        self.joints = JointSlidersPanel(None, self)
+        self.mass = MassTablePanel(None, self)
+        self.snap = SnapPanel(None, self)
+        self.joints_dock = self._dock("Joints", self.joints, R, "joints")
+        self.mass_dock = self._dock("Mass", self.mass, R, "mass")
+        self.snap_dock = self._dock("SNAP", self.snap, R, "snap")
+        previous = self.history_dock
+        for dock in (self.joints_dock, self.mass_dock, self.snap_dock):
+            self.tabifyDockWidget(previous, dock)
+            previous = dock
+        self.assembling_docks = (self.joints_dock, self.mass_dock, self.snap_dock)
+        #: Which of them are on screen (a tabbed dock behind another tab is not, though
+        #: Qt still calls it visible): what their visibilityChanged said last.
+        self._on_screen = {dock.objectName(): False for dock in self.assembling_docks}
+        for dock in self.assembling_docks:
+            dock.visibilityChanged.connect(
+                lambda shown, name=dock.objectName(): self._note_on_screen(name, shown))
+
+    def _note_on_screen(self, name: str, shown: bool) -> None:
+        self._on_screen[name] = shown
+        self._bind_assembling_panels()
+
+    def _bind_assembling_panels(self) -> None:
+        """The joints, mass and SNAP panels show the current document while they are on
+        screen; hidden (closed, or behind another tab) they let go of it, so a document
+        of thousands of joints opens without building rows nobody looks at."""
+        if getattr(self, "_closed", False):
+            return
+        session = self.session
+        for dock in self.assembling_docks:
+            panel = dock.widget()
+            wanted = session if self._on_screen[dock.objectName()] else None
+            if panel.session is not wanted:
+                panel.set_session(wanted)
 
     # -- actions ------------------------------------------------------------------
     def _action(self, text: str, slot, shortcut=None, tip: str = "", checkable: bool = False,
@@ -294,6 +408,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_rename = self._action("Re&name…", self.rename_selected, QtGui.QKeySequence("F2"))
         self.act_select_none = self._action("Select &None", self.select_none,
                                             QtGui.QKeySequence("Esc"))
+        self.act_place_part = self._action(
+            "&Part from file…", self.place_part_dialog, QtGui.QKeySequence("Ctrl+Shift+I"),
+            tip="Place a model file in the assembly (or drop it on the view)",
+            icon=kind_icon("include"))
+        self.act_add_joint = self._action(
+            "&Joint…", self.start_add_joint, QtGui.QKeySequence("Ctrl+Shift+J"),
+            tip="Add a joint between two links picked in the view or the tree",
+            icon=kind_icon("joint"))
         self.act_fit = self._action("&Fit view", self.fit, QtGui.QKeySequence("F"),
                                     icon=kind_icon("model"))
         self.act_views = {name: self._action(f"{name.capitalize()} view",
@@ -336,6 +458,9 @@ class MainWindow(QtWidgets.QMainWindow):
         for a in (self.act_undo, self.act_redo, None, self.act_rename, self.act_delete,
                   self.act_select_none):
             edit.addSeparator() if a is None else edit.addAction(a)
+        insert = bar.addMenu("&Insert")
+        insert.addAction(self.act_place_part)
+        insert.addAction(self.act_add_joint)
         view = bar.addMenu("&View")
         view.addAction(self.act_fit)
         for a in self.act_views.values():
@@ -349,7 +474,7 @@ class MainWindow(QtWidgets.QMainWindow):
         view.addSeparator()
         panels = view.addMenu("&Panels")
         for dock in (self.scene_dock, self.inspector_dock, self.diagnostics_dock,
-                     self.history_dock, self.library_dock):
+                     self.history_dock, self.library_dock, *self.assembling_docks):
             panels.addAction(dock.toggleViewAction())
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&About Snapframe", self.about))
@@ -437,6 +562,7 @@ class MainWindow(QtWidgets.QMainWindow):
         tree = SceneTree(session, self._context_actions, self._trees)
         self._trees.addWidget(tree)
         self._tree_of[id(session)] = tree
+        self._catch_drops(tab.viewport, tree)
         session.refused.connect(lambda why: self.show_message(f"Not done: {why}"))
         session.stackChanged.connect(self._on_stack_changed)
         session.diagnosticsChanged.connect(lambda _e: self._update_status())
@@ -531,6 +657,9 @@ class MainWindow(QtWidgets.QMainWindow):
         discarded = self._confirm_discard([tab.session])
         if discarded is None:
             return False
+        gesture = self.placement or self.joint_adder
+        if gesture is not None and gesture.session is tab.session:
+            self.end_gesture()
         document = tab.session.document
         if discarded:
             self._revert(document)
@@ -574,11 +703,15 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _on_tab(self, _index: int) -> None:
         session = self.session
+        gesture = self.placement or self.joint_adder
+        if gesture is not None and gesture.session is not session:
+            self.end_gesture()          # it was the other document's
         tree = self._tree_of.get(id(session)) if session is not None else None
         if tree is not None:
             self._trees.setCurrentWidget(tree)
         for panel in (self.inspector, self.diagnostics, self.history, self.frame_graph):
             panel.set_session(session)
+        self._bind_assembling_panels()
         self.library.set_session(session)
         # the projection is the tab's own: the toggle shows this tab's
         tab = self.current
@@ -621,7 +754,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_redo.setEnabled(can_redo)
         self.act_undo.setText(f"&Undo {stack.undo_label}" if can_undo else "&Undo")
         self.act_redo.setText(f"&Redo {stack.redo_label}" if can_redo else "&Redo")
-        for a in (self.act_save, self.act_close, self.act_fit, self.act_delete, self.act_rename):
+        for a in (self.act_save, self.act_close, self.act_fit, self.act_delete, self.act_rename,
+                  self.act_place_part, self.act_add_joint):
             a.setEnabled(session is not None)
         index = self.tabs.currentIndex()
         title = f"{self.tabs.tabText(index)} — Snapframe" if session is not None else "Snapframe"
@@ -648,7 +782,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def select_none(self) -> None:
         """Esc: close an open list, else give up the text typed in a field (the field's
-        value shows again), else select nothing."""
+        value shows again), else give up the pick or the gesture under way, else select
+        nothing."""
         popup = QtWidgets.QApplication.activePopupWidget()
         if popup is not None:
             popup.hide()
@@ -659,52 +794,116 @@ class MainWindow(QtWidgets.QMainWindow):
         if widget is not None and widget.is_edited():
             widget.cancel_edit()
             return
+        view = self._pick_view
+        if view is not None and view.picking:
+            view.end_pick()               # the gesture hears it (its on_cancel)
+            return
+        if self.placement is not None or self.joint_adder is not None:
+            self.end_gesture()
+            return
         if self.session is not None:
             self.session.selection.clear()
 
-    def delete_selected(self) -> None:
-        """Delete the selected elements: one undo step named after what was deleted; what
-        cannot be deleted (inside an included file...) is left, and said why."""
+    def delete_selected(self) -> QtWidgets.QDialog | None:
+        """Delete the selected elements as one undo step named after them.  When others
+        refer to them (a joint naming a link, a pose relative to a frame), a dialog lists
+        those first and removes them together (or re-expresses them to stay where they
+        are); that dialog is returned.  What cannot be deleted (inside an included
+        file...) is left, and said why."""
         session = self.session
         if session is None or not session.selection.keys:
-            return
+            return None
+        from snapframe.core.model.references import dependents
+        doc = session.document
+        keys = [k for k in session.selection.keys if doc.element(k) is not None]
+        refused = [(k, self._inside_include_note(doc.element(k))) for k in keys
+                   if is_inside_include(doc.element(k), doc.root)]
+        keys = [k for k in keys if k not in {r for r, _ in refused}]
+        # references from outside what is deleted: the user sees them before anything goes
+        found = {k: [d for d in dependents(doc, k) if not _covered(d.key, keys)]
+                 for k in keys}
+        found = {k: deps for k, deps in found.items() if deps}
+        if found:
+            if refused:
+                self._say_refused([], refused)
+            if len(keys) == 1:
+                from .assembling import confirm_remove
+                dialog = confirm_remove(self, session, keys[0])
+                dialog.removed.connect(lambda removed: self.show_message(
+                    f"Deleted {', '.join(k or '(top)' for k in removed)}"))
+                return dialog
+            return self._confirm_remove_many(session, keys, found)
+        self._remove(session, keys, refused)
+        return None
+
+    def _remove(self, session: DocumentSession, keys: list[str],
+                refused: list[tuple[str, str]], with_dependents: bool = False) -> None:
+        """Remove ``keys`` in one undo step (``with_dependents``: with what refers to
+        them, see RemoveWithDependents)."""
         from snapframe.core.model.edits import EditRefused, RemoveNode
+        from snapframe.core.model.references import RemoveWithDependents
         doc = session.document
         deleted: list[str] = []
-        refused: list[tuple[str, str]] = []
+        refused = list(refused)
         with doc.commands.macro("Delete") as macro:
-            for key in list(session.selection.keys):
+            for key in keys:
                 node = doc.element(key)
                 if node is None:
                     continue   # went with an element deleted before it
                 try:
-                    doc.commands.push(RemoveNode(doc, node))
+                    doc.commands.push(RemoveWithDependents(doc, node) if with_dependents
+                                      else RemoveNode(doc, node))
                 except EditRefused as exc:
                     refused.append((key, str(exc)))
                     continue
                 deleted.append(key)
             macro.label = f"Delete {', '.join(deleted)}"
+        self._say_refused(deleted, refused)
+
+    def _say_refused(self, deleted: list[str], refused: list[tuple[str, str]]) -> None:
         if refused:
             names = ", ".join(k for k, _ in refused)
             why = user_message(refused[0][1])
             done = f"Deleted {', '.join(deleted)}. " if deleted else ""
             self.show_message(f"{done}Not deleted: {names} ({why})", 12000)
 
-    def rename_selected(self) -> None:
+    def _confirm_remove_many(self, session: DocumentSession, keys: list[str],
+                             found: dict) -> QtWidgets.QMessageBox:
+        """Several elements, some referred to from elsewhere: say by what, and remove them
+        with it (one undo step) if the user agrees.  Not blocking (``open``)."""
+        lines = [f"{d.key or '(top)'}: {d.why}" for deps in found.values() for d in deps]
+        box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Icon.Question, "Delete",
+                                    f"Delete {', '.join(keys)}?", parent=self)
+        box.setInformativeText(
+            f"{len(lines)} reference{'s' if len(lines) != 1 else ''} to them from other "
+            "elements: those that cannot exist without them are deleted too, the others "
+            "re-expressed to stay where they are. One undo step restores everything.")
+        box.setDetailedText("\n".join(lines))
+        remove = box.addButton("Delete with dependents",
+                               QtWidgets.QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QtWidgets.QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QtWidgets.QMessageBox.StandardButton.Cancel)
+        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        remove.clicked.connect(lambda: self._remove(session, keys, [], with_dependents=True))
+        box.open()
+        return box
+
+    def rename_selected(self) -> QtWidgets.QDialog | None:
+        """Rename the active element in a dialog that checks the name as it is typed
+        (every reference follows, one undo step); returns the dialog."""
         session = self.session
         key = session.selection.active if session is not None else None
         node = session.document.element(key) if key is not None else None
         if node is None:
-            return
+            return None
         if is_inside_include(node, session.document.root):
             self.show_message(self._inside_include_note(node))
-            return
-        old = getattr(node, "effective_name", node.name)
-        name, ok = QtWidgets.QInputDialog.getText(self, "Rename", f"New name for {old}:",
-                                                  text=old)
-        if ok and name and name != old:
-            from snapframe.core.model.edits import Rename
-            session.make(Rename, node, name)
+            return None
+        from .assembling import rename_element
+        dialog = rename_element(self, session, key)
+        dialog.renamed.connect(lambda old, new: self.show_message(
+            f"Renamed {old or '(top)'} to {new or '(top)'}"))
+        return dialog
 
     @staticmethod
     def _inside_include_note(node) -> str:
@@ -741,6 +940,263 @@ class MainWindow(QtWidgets.QMainWindow):
         else:
             out += [self.act_rename, self.act_delete]
         return out
+
+    # -- assembling gestures ------------------------------------------------------------
+    def _catch_drops(self, viewport: Viewport, tree: SceneTree) -> None:
+        """Model files dropped on this tab's viewport or scene tree are placed into its
+        document (the element under the drop, if a frame, is the first target)."""
+        from .assembling.placement import FRAME_KINDS
+
+        def in_view(widget: QtWidgets.QWidget, point: QtCore.QPoint) -> str | None:
+            if viewport.interactor is None:
+                return None
+            local = viewport.widget.mapFromGlobal(widget.mapToGlobal(point))
+            return viewport.element_at(local.x(), local.y(), FRAME_KINDS)
+
+        def in_tree(_widget: QtWidgets.QWidget, point: QtCore.QPoint) -> str | None:
+            return tree.view.indexAt(point).data(KEY_ROLE)
+
+        for widget, key_at in ((viewport, in_view), (viewport.widget, in_view),
+                               (tree.view.viewport(), in_tree)):
+            widget.setAcceptDrops(True)
+            widget.installEventFilter(_DropCatcher(self, key_at, widget))
+
+    def _placement_refusal(self, session: DocumentSession | None, path: str) -> str:
+        """Why ``path`` cannot be placed in ``session``'s document ("" when it can)."""
+        if session is None:
+            return "open an assembly first"
+        document = session.document
+        name = Path(path).name
+        if document.root is None:
+            return f"{Path(document.path).name} has no model to place {name} in"
+        if document.format == "openplx":
+            return "an OpenPLX assembly is put together with mate connectors and mates, " \
+                   "not by placing files"
+        if registry.for_path(path, capability="read") is None or not Path(path).is_file():
+            return f"{name} is not a model file Snapframe reads"
+        if document.path and _resolved(path) == _resolved(document.path):
+            return f"{name} cannot be placed in itself"
+        return ""
+
+    def drop_hint(self, files: list[str], ctrl: bool) -> str:
+        """What dropping ``files`` on the current document does (for the status bar)."""
+        session = self.session
+        if ctrl or len(files) != 1 or self._placement_refusal(session, files[0]):
+            return f"Drop to open {', '.join(Path(f).name for f in files)}"
+        return f"Drop to place {Path(files[0]).name} in {session.title.rstrip(' *')} " \
+               "(Ctrl: open it instead)"
+
+    def drop_files(self, files: list[str], target: str | None = None,
+                   open_only: bool = False) -> None:
+        """Files dropped on the current document's view or tree: one model file is placed
+        into the document (on ``target`` if that is a frame), unless ``open_only`` (Ctrl
+        held); anything else is opened."""
+        session = self.session
+        if not open_only and len(files) == 1:
+            reason = self._placement_refusal(session, files[0])
+            if not reason:
+                self.start_placement(files[0], target)
+                return
+            if session is not None and session.document.format == "openplx":
+                self.show_message(f"{reason}: {Path(files[0]).name} is opened instead")
+        for path in files:
+            self.open(path)
+
+    def place_part_dialog(self) -> None:
+        """Insert ▸ Part from file: choose a model file and place it."""
+        if self.session is None:
+            return
+        exts = " ".join(f"*{e}" for e in registry.extensions("read"))
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Place a part", self.settings.value("last_dir", str(Path.cwd())),
+            f"Models ({exts});;All files (*)")
+        if path:
+            self.settings.setValue("last_dir", str(Path(path).parent))
+            self.start_placement(path)
+
+    def start_placement(self, path: str | Path, target: str | None = None):
+        """Start placing the part file ``path`` in the current document: a *Place part*
+        dock (:class:`~snapframe.editor.assembling.PlacementPanel`), a ghost of the part
+        in the view, and the target frame taken from a click in the view or a selection
+        in the tree (``target``, if a frame of the document, is the first one).  Returns
+        the panel, or None (the reason in the status bar)."""
+        from .assembling import PlacementPanel, drop_targets
+        session = self.session
+        path = str(path)
+        reason = self._placement_refusal(session, path)
+        if reason:
+            self.show_message(f"Cannot place {Path(path).name}: {reason}")
+            return None
+        self.end_gesture()
+        panel = PlacementPanel(session, path)
+        self._gesture_targets = {t.key for t in drop_targets(session)}
+        if target is not None and target in self._gesture_targets:
+            panel.set_target(target)
+        self.placement = panel
+        panel.previewChanged.connect(self._show_ghost)
+        panel.placed.connect(self._on_placed)
+        panel.cancelled.connect(self.end_gesture)
+        session.selectionChanged.connect(self._on_selection_in_gesture)
+        self._show_gesture_dock("Place part", "place_part", panel)
+        self._show_ghost(panel.placement())
+        self._pick_target()
+        return panel
+
+    def _show_ghost(self, placement) -> None:
+        tab = self.current
+        if tab is not None and self.placement is not None:
+            tab.viewport.show_ghost(placement)
+
+    def _pick_target(self) -> None:
+        from .assembling.placement import FRAME_KINDS
+        self._begin_pick(FRAME_KINDS, self._on_target_picked,
+                         "Click the frame to place the part on (or choose it in the tree)",
+                         self.end_gesture)
+
+    def _on_target_picked(self, key: str) -> None:
+        if self.placement is not None:
+            self.placement.set_target(key)
+            self._pick_target()          # another click chooses another frame
+
+    def _on_placed(self, key: str) -> None:
+        target = self.placement.target if self.placement is not None else ""
+        self.end_gesture()
+        self.show_message(f"Placed {key}" + (f" on {target}" if target else "")
+                          + " (Undo removes it)")
+
+    def start_add_joint(self):
+        """Insert ▸ Joint: an *Add joint* dock
+        (:class:`~snapframe.editor.assembling.AddJointPanel`) whose parent and child are
+        clicked in the view or chosen in the tree.  Returns the panel (None without a
+        document)."""
+        from .assembling import AddJointPanel
+        session = self.session
+        if session is None:
+            return None
+        self.end_gesture()
+        panel = AddJointPanel(None)
+        self.joint_adder = panel
+        panel.pickRequested.connect(self._pick_joint_end)
+        panel.added.connect(self._on_joint_added)
+        panel.closed.connect(self.end_gesture)
+        session.selectionChanged.connect(self._on_selection_in_gesture)
+        self._show_gesture_dock("Add joint", "add_joint", panel)
+        panel.set_session(session)       # asks for the parent: the view starts picking
+        return panel
+
+    def _pick_joint_end(self, end: str) -> None:
+        if self.joint_adder is None:
+            return
+        if not end:
+            self._end_pick()
+            return
+        self._begin_pick({"link"}, self._on_joint_end_picked,
+                         f"Click the joint's {end} link (or choose it in the tree)",
+                         lambda: self.joint_adder is not None and
+                         self.joint_adder.set_active_end(""))
+
+    def _on_joint_end_picked(self, key: str) -> None:
+        panel = self.joint_adder
+        if panel is not None and not panel.take_key(key):
+            self._pick_joint_end(panel.active_end)   # not an end: keep waiting
+
+    def _on_joint_added(self, key: str) -> None:
+        self.end_gesture()
+        self.show_message(f"Added joint {key} (Undo removes it)")
+
+    def _on_selection_in_gesture(self, _event=None) -> None:
+        """A selection made in the tree (the view does not select while picking) chooses
+        the target of a placement or the end of a joint being picked."""
+        session = self.session
+        key = session.selection.active if session is not None else None
+        if not key:
+            return
+        if self.placement is not None and key in self._gesture_targets:
+            self.placement.set_target(key)
+        elif self.joint_adder is not None and self.joint_adder.active_end:
+            self.joint_adder.take_key(key)
+
+    def _show_gesture_dock(self, title: str, name: str, panel: QtWidgets.QWidget) -> None:
+        """The gesture's panel in a dock of its own, under the inspector's tabs (which it
+        shrinks to a strip while it lasts: the panel wants the height, and a sixth tab
+        would squeeze every tab's title)."""
+        dock = _GestureDock(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(panel)
+        dock.closed.connect(self.end_gesture)
+        self._gesture_dock = dock
+        # (a dock split from a tabbed one would join its tabs: added as a row of the area)
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock,
+                           QtCore.Qt.Orientation.Vertical)
+        group = next((d for d in (self.inspector_dock, *self.tabifiedDockWidgets(
+            self.inspector_dock)) if d.isVisible() and not d.isFloating()), None)
+        if group is not None:
+            total = group.height() + dock.height()
+            wanted = min(panel.sizeHint().height() + 40, total - 120)
+            self.resizeDocks([group, dock], [total - wanted, wanted],
+                             QtCore.Qt.Orientation.Vertical)
+        dock.show()
+        dock.raise_()
+
+    def end_gesture(self) -> None:
+        """Give up the placement or the joint under way (nothing is changed), or close its
+        panel after it is done: the pick, the ghost and the dock go away."""
+        panel = self.placement or self.joint_adder
+        dock = self._gesture_dock
+        if panel is None and dock is None:
+            return
+        self.placement = self.joint_adder = None
+        self._gesture_dock = None
+        self._gesture_targets = set()
+        self._end_pick()
+        if panel is not None and panel.session is not None:
+            try:
+                panel.session.selectionChanged.disconnect(self._on_selection_in_gesture)
+            except (RuntimeError, TypeError):
+                pass
+        for i in range(self.tabs.count()):
+            self.tabs.widget(i).viewport.hide_ghost()
+        if dock is not None:
+            focus = QtWidgets.QApplication.focusWidget()
+            if focus is None or dock.isAncestorOf(focus):
+                # the keyboard focus must not go with the panel: the shortcuts need it
+                tab = self.current
+                (tab.viewport.widget if tab is not None else self).setFocus()
+            dock.closed.disconnect(self.end_gesture)
+            self.removeDockWidget(dock)
+            dock.deleteLater()
+        if self.inspector_dock.isVisible():
+            self.inspector_dock.raise_()
+
+    def _begin_pick(self, kinds, on_pick: Callable[[str], None], hint: str,
+                    on_cancel: Callable[[], object]) -> None:
+        """Arm the current view for one pick of a gesture.  A pick armed here later
+        replaces it without calling its ``on_cancel`` (only the user's Esc does)."""
+        tab = self.current
+        if tab is None:
+            return
+        self._pick_token += 1
+        token = self._pick_token
+        self._pick_view = tab.viewport
+
+        def picked(key: str) -> None:
+            if token == self._pick_token:
+                self._pick_view = None   # the view's pick is over
+            on_pick(key)
+
+        def cancelled() -> None:
+            if token == self._pick_token:
+                self._pick_view = None
+                on_cancel()
+
+        tab.viewport.begin_pick(set(kinds), picked, hint, cancelled)
+
+    def _end_pick(self) -> None:
+        """Stop the view's pick armed by :meth:`_begin_pick`, quietly."""
+        self._pick_token += 1
+        view, self._pick_view = self._pick_view, None
+        if view is not None and view.interactor is not None and view.picking:
+            view.end_pick()
 
     # -- view ---------------------------------------------------------------------
     def fit(self) -> None:
@@ -909,6 +1365,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self._confirm_discard(self.sessions()) is None:
             event.ignore()
             return
+        self.end_gesture()   # its dock is not part of the layout to keep
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         for i in range(self.tabs.count()):
@@ -948,6 +1405,10 @@ class MainWindow(QtWidgets.QMainWindow):
                 set_look(self.look)
 
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QtGui.QDragMoveEvent) -> None:  # noqa: N802
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 

@@ -5,7 +5,9 @@ a rendered thumbnail (:mod:`.thumbnails`, drawn by a child process and cached on
 their ``model.config`` name and description.  Tiles drag out as ``text/uri-list`` with
 the file URL (for a model directory, the SDFormat file its model.config names; the
 directory itself is in the :data:`LIBRARY_MIME` payload), so the assembly view can take a
-drop; a double-click asks the window to open the file (:attr:`LibraryPanel.openRequested`).
+drop and place the part; a double-click asks the window to open the file
+(:attr:`LibraryPanel.openRequested`), the *Place in assembly* menu entry to place it in the
+open document (:attr:`LibraryPanel.placeRequested`).
 
 The list of user folders is the panel's state that the main window keeps in QSettings:
 :meth:`LibraryPanel.folders`, :meth:`LibraryPanel.set_folders`,
@@ -241,11 +243,13 @@ class LibraryPanel(QtWidgets.QWidget):
     """Model library (see the module docstring).
 
     Signals: ``openRequested(str)`` (a file to open, on double-click or Enter),
-    ``foldersChanged(list)`` (the user's folders, to persist), ``scanned()`` (the list
-    is up to date with the folders).
+    ``placeRequested(str)`` (a file to place in the open assembly), ``foldersChanged(list)``
+    (the user's folders, to persist), ``scanned()`` (the list is up to date with the
+    folders).
     """
 
     openRequested = QtCore.Signal(str)
+    placeRequested = QtCore.Signal(str)
     foldersChanged = QtCore.Signal(list)
     scanned = QtCore.Signal()
 
@@ -311,6 +315,11 @@ class LibraryPanel(QtWidgets.QWidget):
         open_action.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Return))  # for the menu
         open_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
         open_action.triggered.connect(self._open_current)
+        self.place_action = QtGui.QAction("Place in assembly", self.view)
+        self.place_action.setToolTip("Place this model in the open document (or drag it "
+                                     "onto the view)")
+        self.place_action.triggered.connect(self._place_current)
+        self.place_action.setEnabled(False)   # until a document is open
         copy_action = QtGui.QAction("Copy path", self.view)
         copy_action.setShortcut(QtGui.QKeySequence.StandardKey.Copy)
         copy_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
@@ -318,7 +327,7 @@ class LibraryPanel(QtWidgets.QWidget):
         on_keys(self.view, {QtGui.QKeySequence.StandardKey.Copy: self._copy_path,
                             QtCore.Qt.Key.Key_Return: self._open_current,
                             QtCore.Qt.Key.Key_Enter: self._open_current})
-        self.view.addActions([open_action, copy_action])
+        self.view.addActions([open_action, self.place_action, copy_action])
         self.view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
 
         self.status = QtWidgets.QLabel(self)
@@ -364,8 +373,10 @@ class LibraryPanel(QtWidgets.QWidget):
 
     # -- public API ---------------------------------------------------------------
     def set_session(self, session: DocumentSession | None) -> None:
-        """The library is the same for every document; kept for the panels' common API."""
+        """The library is the same for every document; *Place in assembly* places into
+        ``session``'s."""
         self.session = session
+        self.place_action.setEnabled(session is not None)
 
     def folders(self) -> list[str]:
         """The folders the user added (the main window keeps them in QSettings)."""
@@ -493,6 +504,11 @@ class LibraryPanel(QtWidgets.QWidget):
 
     def _open_current(self) -> None:
         self._open_index(self.view.currentIndex())
+
+    def _place_current(self) -> None:
+        entry = self._entry_at(self.view.currentIndex())
+        if entry is not None and entry.file is not None:
+            self.placeRequested.emit(str(entry.file))
 
     def _copy_path(self) -> None:
         entry = self._entry_at(self.view.currentIndex())

@@ -79,3 +79,27 @@ def test_a_resize_renders_at_the_new_size(qtbot, viewport):
                            round(viewport.widget.height() * ratio))
     image = viewport.widget.image()
     assert (image.width(), image.height()) == tuple(size)
+
+
+def test_a_view_that_fails_to_build_leaves_no_render_window_behind(qtbot, tmp_path,
+                                                                     example_copy, monkeypatch):
+    from snapframe.editor.main_window import MainWindow
+    from snapframe.editor.viewport.render_view import RenderView
+    from snapframe.editor.viewport.scene import SceneMirror
+    settings = QtCore.QSettings(str(tmp_path / "s.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    closed = []
+    real_close = RenderView.close_view
+    monkeypatch.setattr(RenderView, "close_view",
+                        lambda self: (closed.append(self), real_close(self))[1])
+
+    def broken(self):
+        raise RuntimeError("no drawing today")
+    monkeypatch.setattr(SceneMirror, "rebuild", broken)
+    assert win.open(example_copy("arm_gripper") / "arm.sdf") is None
+    assert "no drawing today" in win.last_error
+    assert win.tabs.count() == 0
+    assert closed and all(v._closed for v in closed)     # its offscreen window released
+    win.close()
