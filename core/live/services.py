@@ -56,7 +56,8 @@ __all__ = ["LiveDocument", "Edited", "StructureChanged", "PosesChanged", "Inerti
 
 #: Edits of these fields cannot change a finding of the graph checks (a drag, inertia
 #: settings, geometry), so they do not re-validate.
-VALIDATION_NEUTRAL = frozenset({"pose", "density", "geometry", "color"})
+VALIDATION_NEUTRAL = frozenset({"pose", "density", "geometry", "color", "initial_angle",
+                                "initial_position", "initial_distance"})
 _STRUCTURAL = (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.RENAMED, ChangeKind.RELOADED)
 
 
@@ -182,7 +183,7 @@ class LiveDocument:
                 self.inertia.links_touched_by(touched, frames_moved=bool(len(pose_event))))
 
         diag_event = None
-        if structural or snap_event is not None or \
+        if structural or (snap_event is not None and snap_event.findings_changed) or \
                 any(set(c.fields) - VALIDATION_NEUTRAL for c in changes):
             diag_event = self.validation.refresh()
 

@@ -5,6 +5,9 @@ root System, in declaration order) and returns a :class:`SnapResult` with a loca
 for every system and body, world poses, diagnostics, a step-by-step trace and the free DOFs
 each mate recorded.  Pure: stdlib + numpy, no OpenPLX syntax.
 
+:class:`~.replay.SnapRun` keeps a run so that a change of mates' initial values is solved
+again by replaying only the placements it moves (the same result as a full run).
+
 On a core document: :mod:`.document` builds the problem from a :class:`Model` tree with
 :class:`MateConnector` and :class:`Mate` nodes and applies the result back;
 :mod:`.joints` derives the SDFormat joints that stand for the mates; :mod:`.paths` names

@@ -45,6 +45,13 @@ class SnapInput:
     placed: list[str] = field(default_factory=list)
     adaptive: list[str] = field(default_factory=list)
     root: Model | None = None
+    _paths: dict[int, str] | None = field(default=None, repr=False, compare=False)
+
+    def path_of(self, node: Node) -> str | None:
+        """The SNAP path of ``node`` (None if SNAP does not see it)."""
+        if self._paths is None:
+            self._paths = {id(n): path for path, n in self.nodes.items()}
+        return self._paths.get(id(node))
 
 
 def snap_input(model: Model) -> SnapInput:

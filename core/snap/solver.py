@@ -108,10 +108,11 @@ class _Mate:
 
 class _Placement:
     __slots__ = ("index", "mate", "side", "frame", "pos", "angle", "position", "deps", "children",
-                 "dofs", "_target_offset")
+                 "dofs", "_target_offset", "trace_line")
 
     def __init__(self, index: int, mate: _Mate, side: int, frame: int, pos: int):
         self.index, self.mate, self.side, self.frame, self.pos = index, mate, side, frame, pos
+        self.trace_line = -1  # where its "Constraining" line is in the trace (a replay rewrites it)
         self.angle = mate.src.initial_angle
         self.position = mate.src.initial_position
         self.deps: tuple[int, ...] = ()  # placements of the other frames in the mate's chains
@@ -542,10 +543,8 @@ class _Snap:
         m.done, m.outcome, m.placement = True, "placed", pl
         tracing = self.tracing  # (one placement per mate: its lines cost as much as it)
         if tracing:
-            c_move, c_fixed = m.conns[side], m.conns[1 - side]
-            self.trace.append(f"Constraining from '{c_move.path}' to '{c_fixed.path}' by "
-                              f"'{fr.path}' (mate '{m.path}', {m.kind}, connectors[{side}] side "
-                              f"moves): {_fmt(fr.local)}")
+            pl.trace_line = len(self.trace)
+            self.trace.append(self._placement_line(pl))
         for name, kind in _DOFS[m.kind]:
             initial = (m.src.initial_angle if kind == "rot" else
                        m.src.initial_position if kind == "lin" else 0.0)
@@ -554,9 +553,19 @@ class _Snap:
             pl.dofs.append(d.index)
             self.alive.append(d.index)
             if tracing:
-                self.trace.append(f"Mate '{m.path}' add dof {name} = {initial:.6g} on "
-                                  f"'{fr.path}'")
+                self.trace.append(self._dof_line(d))
         self._notify(frame, s, m.index)
+
+    def _placement_line(self, pl: _Placement) -> str:
+        m, side = pl.mate, pl.side
+        c_move, c_fixed = m.conns[side], m.conns[1 - side]
+        return (f"Constraining from '{c_move.path}' to '{c_fixed.path}' by "
+                f"'{self.frames[pl.frame].path}' (mate '{m.path}', {m.kind}, connectors[{side}] "
+                f"side moves): {_fmt(self.frames[pl.frame].local)}")  # type: ignore[arg-type]
+
+    def _dof_line(self, d: _Dof) -> str:
+        return (f"Mate '{d.placement.mate.path}' add dof {d.name} = {d.initial:.6g} on "
+                f"'{self.frames[d.placement.frame].path}'")
 
     def _check(self, m: _Mate) -> None:
         m.done = True
@@ -790,7 +799,11 @@ class _Snap:
 
     # ------------------------------------------------------------------------------ result
     def _finish(self) -> SnapResult:
-        res = SnapResult()
+        self._leave_the_rest()
+        return self._result()
+
+    def _leave_the_rest(self) -> None:
+        """Free frames no mate reached stay at identity (with their warnings)."""
         frames = self.frames
         redirect_targets = {c.redirected for c in self.conns.values() if c.redirected >= 0}
         for f, fr in enumerate(frames):
@@ -812,6 +825,11 @@ class _Snap:
                                      "with enable_snap false and has no local_transform; left at "
                                      "identity", fr.path, code=Code.SNAP_UNMATED)
                 self.trace.append(f"Leaving '{fr.path}' at identity: no snapped mate determines it")
+
+    def _result(self) -> SnapResult:
+        """The result from the frames as they are (all defined by now)."""
+        res = SnapResult()
+        frames = self.frames
         world: list[Pose] = [IDENTITY] * len(frames)
         order = sorted(range(1, len(frames)), key=lambda f: (frames[f].depth, f))
         for f in order:

@@ -12,20 +12,26 @@
   status for it (root, declared, snapped, forced, unconstrained).
 * **Findings** (violated mates, forced and unmated transforms) and the **Trace** of the
   last run.
+* **New mate** (:mod:`.mates`): two connectors chosen in lists or picked in the 3D view, a
+  type and initial values, *Create mate*; *Add connector…* makes a connector where a body
+  is clicked.  These need the view: the window hands it over with
+  :meth:`SnapPanel.set_viewport`.
 
-Clicking a mate, a body or a finding selects its element.  The panel follows
-``snapChanged`` (SNAP ran), ``structureChanged`` and ``edited`` (values undone or redone).
+Clicking a mate, a body, a finding or a trace line selects its element.  The panel follows
+``snapChanged`` (SNAP ran), ``structureChanged`` and ``edited`` (values undone or redone);
+while hidden it only notes that it is out of date.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from snapframe.core.diagnostics import Code, Diagnostic
-from snapframe.core.model import Link, Mate, Model
+from snapframe.core.model import Link, Mate, MateConnector, Model
 from snapframe.core.model.edits import SetDeclared, SetMate
 from snapframe.core.model.nodes import MATE_TYPES
 
@@ -33,7 +39,9 @@ from ..icons import kind_icon, status_icon
 from ..inspector import NumberField
 from ..panels._binding import SessionBinding
 from ..session import DocumentSession
-from ._common import (MONO_STYLE, MUTED_STYLE, Coalescer, label, make, note_label, show_note)
+from ._common import (MONO_STYLE, MUTED_STYLE, Coalescer, hline, label, make, note_label,
+                      show_note)
+from .mates import ConnectorAdder, MateCreator, muted_hint
 
 __all__ = ["SnapPanel", "MateRow", "mate_rows", "snap_keys", "ANGLE_TYPES", "POSITION_FIELD"]
 
@@ -59,11 +67,23 @@ KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 def snap_keys(document) -> dict[str, str]:
     """SNAP path (``Clock.hour_hand``) -> document key (``hour_hand``) of every system,
     body, connector and mate SNAP sees."""
-    from snapframe.core.snap.document import snap_input
-    root = document.root
-    if not isinstance(root, Model):
+    if not isinstance(document.root, Model):
         return {}
-    return {path: document.key(node) for path, node in snap_input(root).nodes.items()}
+    return document.live.snap.path_keys()
+
+
+#: A name SNAP's trace quotes (a path, in single quotes).
+_QUOTED = re.compile(r"'([^']+)'")
+
+
+def trace_key(line: str, keys: dict[str, str], document) -> str | None:
+    """The element a trace line is about: the first body, system or mate it quotes, else
+    the first connector."""
+    found = [keys[name] for name in _QUOTED.findall(line) if name in keys]
+    for key in found:
+        if not isinstance(document.element(key), MateConnector):
+            return key
+    return found[0] if found else None
 
 
 @dataclass(frozen=True)
@@ -121,13 +141,17 @@ class SnapPanel(QtWidgets.QWidget):
                  parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self._binding = SessionBinding([
-            ("snapChanged", self._request), ("structureChanged", self._request),
+            ("snapChanged", self._request), ("structureChanged", self._on_structure),
             ("edited", self._on_edited)])
         self._refresh_later = Coalescer(self.refresh, 0, self)
         self._step_field: tuple | None = None
+        self._stale = False                # hidden while SNAP ran: refresh when shown
+        self._trace_stale = False          # the trace is filled when its tab is shown
+        self._viewport = None
         self.mate_keys: list[str] = []
         self._mate_shape: list[tuple[str, str]] = []
         self.body_keys: list[str] = []
+        self._keys: dict[str, str] = {}    # SNAP path -> key, of the last refresh
 
         self.summary = label("", MUTED_STYLE, self, wrap=True)
         self.status = note_label(self)
@@ -143,9 +167,28 @@ class SnapPanel(QtWidgets.QWidget):
         self.trace.setReadOnly(True)
         self.trace.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.NoWrap)
         self.trace.setStyleSheet(MONO_STYLE)
+        self.trace.setToolTip("Click a line to select the body, system or mate it is about")
+        self.trace.viewport().installEventFilter(self)
         self.tabs = QtWidgets.QTabWidget(self)
         self.tabs.addTab(self.findings, "Findings")
         self.tabs.addTab(self.trace, "Trace")
+        self.tabs.currentChanged.connect(lambda _i: self._fill_trace())
+
+        self.creator = MateCreator(self)
+        self.adder = ConnectorAdder(self)
+        self.adder.added.connect(self.creator.offer)
+        self.adder.added.connect(lambda _key: show_note(self.creator.status, ""))
+        self.creator.created.connect(self._on_created)
+        self.creator.created.connect(lambda _key: show_note(self.adder.status, ""))
+        self.make_box = QtWidgets.QWidget(self)
+        make_column = QtWidgets.QVBoxLayout(self.make_box)
+        make_column.setContentsMargins(0, 0, 0, 0)
+        make_column.setSpacing(3)
+        make_column.addWidget(label("New mate", "font-weight: bold;", self.make_box))
+        make_column.addWidget(self.creator)
+        make_column.addWidget(self.adder)
+        make_column.addWidget(muted_hint(self.make_box))
+        make_column.addWidget(hline(self.make_box))
 
         self.content = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical, self)
         self.content.setChildrenCollapsible(False)
@@ -169,6 +212,7 @@ class SnapPanel(QtWidgets.QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.summary)
         layout.addWidget(self.status)
+        layout.addWidget(self.make_box)
         layout.addWidget(self.placeholder)
         layout.addWidget(self.content, 1)
         self.mates.cellClicked.connect(lambda r, _c: self._select(self.mate_keys, r))
@@ -204,33 +248,72 @@ class SnapPanel(QtWidgets.QWidget):
         """Show the mates of ``session`` (None: no document)."""
         self._binding.bind(session)
         show_note(self.status, "")
+        self.creator.set_session(session)
+        self.adder.set_session(session)
         self.refresh()
+
+    def set_viewport(self, viewport) -> None:
+        """The 3D view of the current document, for picking connectors and clicking
+        bodies (None: no view; connectors are then chosen in the lists)."""
+        self._viewport = viewport
+        self.creator.set_viewport(viewport)
+        self.adder.set_viewport(viewport)
+
+    @property
+    def viewport(self):
+        return self._viewport
 
     def refresh(self) -> None:
         """Rebuild everything from the document and SNAP's last run."""
+        self._stale = False
         session = self.session
         snap = session.live.snap if session is not None else None
         active = bool(snap is not None and snap.active)
+        # mates and connectors are OpenPLX's: other formats cannot keep them
+        can_mate = session is not None and isinstance(session.document.root, Model) and \
+            (session.document.format == "openplx" or active)
+        self.make_box.setVisible(can_mate)
         self.placeholder.setVisible(not active)
         self.content.setVisible(active)
         if session is None:
             self.placeholder.setText("No document")
+        elif not active and can_mate:
+            self.placeholder.setText("This document has no mates yet: add mate connectors to "
+                                     "bodies above, then mate them; SNAP assembles the bodies")
         elif not active:
             self.placeholder.setText("This document has no mates: SNAP assembles bodies from "
-                                     "OpenPLX mate connectors and mates")
+                                     "OpenPLX mate connectors and mates.  An included OpenPLX "
+                                     "part is mated in its own file (open the included file)")
         if not active:
             self.summary.setText("")
+            self._keys = {}
             self._fill_mates([])
             self._fill_bodies({}, {})
             self._fill_findings(())
             self.trace.clear()
+            self._trace_stale = False
             return
-        keys = snap_keys(session.document)
+        self.creator.show_axes()     # SNAP may have turned the chosen connectors
+        keys = self._keys = snap_keys(session.document)
         self._fill_mates(mate_rows(session.document, snap.findings))
         self._fill_bodies(keys, snap.status)
         self._fill_findings(snap.findings)
-        self.trace.setPlainText("\n".join(snap.trace))
+        self._trace_stale = True
+        self._fill_trace()
         self._show_summary(snap)
+
+    def select_trace_line(self, line: int) -> str | None:
+        """Select the element trace line ``line`` (0-based) is about; its key or None."""
+        self._fill_trace(force=True)
+        block = self.trace.document().findBlockByNumber(line)
+        session = self.session
+        if not block.isValid() or session is None:
+            return None
+        key = trace_key(block.text(), self._keys, session.document)
+        if key is not None:
+            session.selection.select(key)
+            self.activated.emit(key)
+        return key
 
     def set_mate_type(self, key: str, mate_type: str) -> str:
         """Retype the mate ``key`` (one undo step); "" or the reason it was refused."""
@@ -420,12 +503,49 @@ class SnapPanel(QtWidgets.QWidget):
         return reason
 
     def _request(self, _event=None) -> None:
+        if not self.isVisible():
+            self._stale = True      # a hidden panel does no work for each edit
+            return
         self._refresh_later.request()
+
+    def _on_structure(self, _event=None) -> None:
+        self.creator.refresh()      # connectors appeared or went
+        self._request()
+
+    def _on_created(self, key: str) -> None:
+        session = self.session
+        if session is not None:
+            session.selection.select(key)
+            self.activated.emit(key)
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+    def _fill_trace(self, force: bool = False) -> None:
+        """Show the trace of the last run (only when its tab is shown: a thousand mates
+        make thousands of lines)."""
+        if not self._trace_stale or (not force and self.tabs.currentWidget() is not self.trace):
+            return
+        self._trace_stale = False
+        session = self.session
+        snap = session.live.snap if session is not None else None
+        self.trace.setPlainText("\n".join(snap.trace) if snap is not None else "")
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        if obj is self.trace.viewport() and \
+                event.type() == QtCore.QEvent.Type.MouseButtonRelease and \
+                event.button() == QtCore.Qt.MouseButton.LeftButton and \
+                not self.trace.textCursor().hasSelection():   # (not while copying text)
+            cursor = self.trace.cursorForPosition(event.position().toPoint())
+            self.select_trace_line(cursor.blockNumber())
+        return super().eventFilter(obj, event)
 
     def _on_edited(self, event) -> None:
         # values of mates and transforms come back on undo and redo
         if any(isinstance(n, (Mate, Link, Model)) for c in event.changes for n in c.nodes):
-            self._refresh_later.request()
+            self._request()
 
     # -- selection ----------------------------------------------------------------
     def _select(self, keys: list[str], row: int) -> None:

@@ -53,6 +53,8 @@ def test_lists_the_mate_its_values_and_snaps_result(qtbot, clock):
     assert panel.body_keys == ["face", "hour_hand"]
     assert [panel.bodies.item(r, 2).text() for r in range(2)] == ["declared", "snapped"]
     assert panel.tabs.tabText(0) == "Findings (0)"
+    bar = panel.tabs.tabBar()
+    QTest.mouseClick(bar, LEFT, NONE, bar.tabRect(1).center())     # the Trace tab
     assert panel.trace.toPlainText().startswith("SNAP 'Clock': 1 systems, 2 bodies")
 
 
@@ -174,5 +176,6 @@ def test_documents_without_mates_say_so(qtbot, session):
     show(qtbot, panel, 640, 620)
     assert panel.placeholder.isVisible() and not panel.content.isVisible()
     assert "no mates" in panel.placeholder.text()
+    assert not panel.make_box.isVisible()      # SDFormat cannot keep mates
     panel.set_session(None)
     assert panel.placeholder.text() == "No document"
