@@ -372,6 +372,10 @@ class MainWindow(QtWidgets.QMainWindow):
             wanted = session if self._on_screen[dock.objectName()] else None
             if panel.session is not wanted:
                 panel.set_session(wanted)
+            set_viewport = getattr(panel, "set_viewport", None)   # (picks in the view)
+            if set_viewport is not None:
+                tab = self.current
+                set_viewport(tab.viewport if wanted is not None and tab is not None else None)
 
     # -- actions ------------------------------------------------------------------
     def _action(self, text: str, slot, shortcut=None, tip: str = "", checkable: bool = False,

@@ -450,6 +450,24 @@ def test_docks_follow_tab_switches(qtbot, window, example_copy):
     assert window.mass.session is None
 
 
+def test_the_snap_dock_picks_in_the_current_tabs_view(qtbot, window, example_copy):
+    arm, _ = open_doc(qtbot, window, example_copy("arm_gripper") / "arm_and_gripper.sdf")
+    clock, _ = open_doc(qtbot, window, example_copy("openplx") / "clock.openplx")
+    dock_tab(window, "SNAP")
+    assert window.snap.viewport is window.current.viewport
+    assert window.current.viewport.session is clock
+    # its Pick buttons start a pick in that view
+    QTest.mouseClick(window.snap.creator.pick_buttons[0], LEFT)
+    assert window.current.viewport.picking
+    window.current.viewport.end_pick()
+    bar = window.tabs.tabBar()
+    QTest.mouseClick(bar, LEFT, NONE, bar.tabRect(0).center())
+    assert window.snap.viewport is window.current.viewport
+    assert window.snap.viewport.session is arm
+    dock_tab(window, "Inspector")          # hidden: no view either
+    assert window.snap.viewport is None
+
+
 def test_dock_toggles_in_the_view_menu_are_kept_between_runs(qtbot, settings):
     window = make_window(qtbot, settings)
     panels_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
