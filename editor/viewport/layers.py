@@ -360,24 +360,47 @@ class LineLayer(_Indexed):
             row += n * k
         located = list(self.index.items())
         self._find = KeyIndex([k for k, _ in located])
-        self._loc = np.array([gs for _, gs in located], dtype=np.int64).reshape(-1, 2)
+        self._index_instances([gs for _, gs in located])
         mesh = polydata(np.concatenate(points), polylines=np.concatenate(lines))
         set_rgb(mesh, np.concatenate(colours).reshape(-1, 3), on_points=False)
         self.mesh = mesh
 
+    def _index_instances(self, located: list[tuple[int, int]]) -> None:
+        """Per instance (in KeyIndex order): its first point row and its local points,
+        stacked by point count.  A thousand joints each with its own drawing then move
+        in one product per point count, not one per joint."""
+        starts, counts, at = [], [], []
+        stacks: dict[int, list[np.ndarray]] = {}
+        place: dict[int, int] = {}       # group -> its index in the stack of its length
+        for g, slot in located:
+            row, local, _k = self._groups[g]
+            n = len(local)
+            if g not in place:
+                place[g] = len(stacks.setdefault(n, []))
+                stacks[n].append(local)
+            starts.append(row + slot * n)
+            counts.append(n)
+            at.append(place[g])
+        self._starts = np.array(starts, dtype=np.int64)
+        self._counts = np.array(counts, dtype=np.int64)
+        self._at = np.array(at, dtype=np.int64)
+        self._stacks = {n: np.stack(locals_) for n, locals_ in stacks.items()}
+
     def move(self, keys: list[str], X: np.ndarray) -> bool:
         if self.mesh is None:
             return False
-        which, at = self._find.find(key_array(keys))
-        if not len(at):
+        which, inst = self._find.find(key_array(keys))
+        if not len(inst):
             return False
         pts = points_of(self.mesh)
-        groups, slots = self._loc[at, 0], self._loc[at, 1]
-        for g in np.unique(groups):
-            sel = groups == g
-            row, local, k = self._groups[g]
-            view = pts[row:row + len(local) * k].reshape(k, len(local), 3)
-            view[slots[sel]] = transform_points(X[which[sel]], local)
+        counts = self._counts[inst]
+        for n in np.unique(counts):
+            sel = counts == n
+            local = self._stacks[int(n)][self._at[inst[sel]]]          # (m, n, 3)
+            Xs = X[which[sel]]
+            world = local @ Xs[:, :3, :3].transpose(0, 2, 1) + Xs[:, None, :3, 3]
+            rows = self._starts[inst[sel]][:, None] + np.arange(n)
+            pts[rows] = world
         _touched(self.mesh)
         return True
 

@@ -48,6 +48,7 @@ class RenderView(QtWidgets.QWidget):
         self._image: QtGui.QImage | None = None
         self._stale = True            # the image is older than the widget's size
         self._closed = False
+        self._wheel = 0               # wheel angle not yet turned into a zoom step
         self.render_window.AddObserver("EndEvent", self._on_rendered)
         self._paint = QtCore.QTimer(self)
         self._paint.setSingleShot(True)
@@ -66,8 +67,17 @@ class RenderView(QtWidgets.QWidget):
         ratio = self.devicePixelRatioF()
         return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
+    def _sync_size(self) -> None:
+        """The render window at the widget's size in device pixels (a resize, or a move
+        to a screen of another pixel ratio: that changes no widget size)."""
+        w, h = self._pixel_size()
+        if tuple(self.render_window.GetSize()) != (w, h):
+            self.render_window.SetSize(w, h)
+        self.interactor.UpdateSize(w, h)
+
     def _render_now(self) -> None:
         if not self._closed:
+            self._sync_size()          # (else a stale frame would be redrawn stale, forever)
             self.interactor.Render()   # (nothing while rendering is disabled)
 
     def _on_rendered(self, *_args) -> None:
@@ -110,11 +120,18 @@ class RenderView(QtWidgets.QWidget):
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
-        w, h = self._pixel_size()
-        self.render_window.SetSize(w, h)
-        self.interactor.UpdateSize(w, h)
+        self._sync_size()
         self._stale = True
         self.update()
+
+    def event(self, event: QtCore.QEvent) -> bool:  # noqa: N802
+        if event.type() in (QtCore.QEvent.Type.DevicePixelRatioChange,
+                            QtCore.QEvent.Type.ScreenChangeInternal) \
+                and not getattr(self, "_closed", True):   # (none before __init__ is done)
+            self._sync_size()          # another screen: same widget size, other pixels
+            self._stale = True
+            self.update()
+        return super().event(event)
 
     def _forward(self, event, name: str) -> None:
         ratio = self.devicePixelRatioF()
@@ -145,9 +162,18 @@ class RenderView(QtWidgets.QWidget):
         self._forward(event, "MouseMoveEvent")
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802
+        # one zoom step per notch (120, Qt's unit): high-resolution wheels and touchpads
+        # send the notch in parts, each of which would otherwise be a whole step
         delta = event.angleDelta().y()
-        if delta:
-            self._forward(event, "MouseWheelForwardEvent" if delta > 0
+        if delta == 0:
+            return
+        if (delta > 0) != (self._wheel > 0):
+            self._wheel = 0            # turned the other way: start over
+        self._wheel += delta
+        while abs(self._wheel) >= 120:
+            step = 120 if self._wheel > 0 else -120
+            self._wheel -= step
+            self._forward(event, "MouseWheelForwardEvent" if step > 0
                           else "MouseWheelBackwardEvent")
 
     def enterEvent(self, event) -> None:  # noqa: N802

@@ -638,7 +638,8 @@ class SceneMirror:
             o = X[:, None, :3, 3]
             tips = o + self.triad_size * 1.1 * np.transpose(X[:, :3, :3], (0, 2, 1))
             ends.append(np.stack([np.broadcast_to(o, tips.shape), tips], axis=2).reshape(-1, 3))
-        points = np.concatenate(ends)
+        # (nothing at all to draw from when the bodies are hidden and no frame is named)
+        points = np.concatenate(ends) if ends else np.zeros((0, 3))
         actor = self._overlays.get(name)
         if not len(points):
             if actor is not None:

@@ -65,15 +65,42 @@ def _wound_outward(shape: Triangles) -> Triangles:
     backward.sort()
     closed = bool(np.all(forward[1:] != forward[:-1])) and np.array_equal(forward, backward)
     if closed:
+        # each separate solid by its own volume: one body of a file may be wound inward
+        # while the others are not (their sum would turn the wrong ones inside out)
         a, b, c = (shape.points[faces[:, i]] for i in range(3))
-        volume = float(np.einsum("ij,ij->", a, np.cross(b, c)))
-        if volume < 0:
-            shape.faces = np.ascontiguousarray(faces[:, ::-1])
-        if volume != 0:
+        part = _solid_of_face(faces, len(shape.points))
+        volume = np.bincount(part, weights=np.einsum("ij,ij->i", a, np.cross(b, c)))
+        if np.all(volume[np.unique(part)] != 0):
+            inward = volume[part] < 0
+            if inward.any():
+                faces = faces.copy()
+                faces[inward] = faces[inward][:, ::-1]
+                shape.faces = np.ascontiguousarray(faces)
             return shape
     shape.faces = np.concatenate([faces, faces[:, ::-1]])
     shape.two_sided = True
     return shape
+
+
+def _solid_of_face(faces: np.ndarray, n: int) -> np.ndarray:
+    """A label per face, equal for faces that share points (directly or through others):
+    the connected pieces of a mesh (pointer jumping, all in numpy)."""
+    parent = np.arange(n)
+    a = faces.ravel()
+    b = faces[:, [1, 2, 0]].ravel()
+    while True:
+        pa, pb = parent[a], parent[b]
+        differ = pa != pb
+        if not differ.any():
+            break
+        lo, hi = np.minimum(pa, pb)[differ], np.maximum(pa, pb)[differ]
+        np.minimum.at(parent, hi, lo)       # hi is a root: hook it under lo
+        while True:                         # every point straight to its root
+            up = parent[parent]
+            if np.array_equal(up, parent):
+                break
+            parent = up
+    return parent[faces[:, 0]]
 
 
 def _outline_edges(points: np.ndarray, faces: np.ndarray, feature_angle: float) -> np.ndarray:

@@ -50,10 +50,21 @@ class _EscapeFilter(QtCore.QObject):
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
         if event.type() == QtCore.QEvent.Type.KeyPress and \
-                event.key() == QtCore.Qt.Key.Key_Escape:
+                event.key() == QtCore.Qt.Key.Key_Escape and not self._claimed():
             self._cancel()
             return True
         return False
+
+    @staticmethod
+    def _claimed() -> bool:
+        """Whether Esc has a nearer meaning than giving up the pick (the window's order):
+        an open list or menu closes, a field with typed text gives the typing up."""
+        if QtWidgets.QApplication.activePopupWidget() is not None:
+            return True
+        widget = QtWidgets.QApplication.focusWidget()
+        while widget is not None and not hasattr(widget, "cancel_edit"):
+            widget = widget.parentWidget()
+        return widget is not None and bool(widget.is_edited())
 
 
 class Viewport(QtWidgets.QWidget):
@@ -88,7 +99,7 @@ class Viewport(QtWidgets.QWidget):
         self.banner.setStyleSheet("#pickBanner { background: #3d9be9; color: white; }")
         self.banner.hide()
         layout.addWidget(self.banner)
-        layout.addWidget(self.widget)
+        layout.addWidget(self.widget, 1)   # the banner its line of text, the view the rest
         self.mirror = SceneMirror(self.canvas, session.document, self.look)
         self.gizmo = Gizmo(self)
         self.ghost = Ghost(self.canvas, self.look.hover)

@@ -399,3 +399,37 @@ def test_layers_find_moved_keys_by_row_as_they_do_by_name():
     partial = KeyIndex(mine + ["elsewhere"])
     partial.bind(index, generation=3)
     assert partial.generation == -1
+
+
+def test_line_layers_move_each_drawing_by_its_own_pose():
+    from snapframe.editor.viewport.layers import LineLayer
+    from snapframe.editor.viewport.vtkdata import points_of as pts_of
+    rng = np.random.default_rng(3)
+
+    def pose():
+        q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        X = np.eye(4)
+        X[:3, :3] = q * np.sign(np.linalg.det(q))
+        X[:3, 3] = rng.normal(size=3)
+        return X
+    shared = [rng.normal(size=(5, 3)), rng.normal(size=(3, 3))]     # one drawing, 3 users
+    entries = [(f"s{i}", shared, pose(), (1, 2, 3)) for i in range(3)]
+    entries += [(f"u{i}", [rng.normal(size=(4 + i % 3, 3))], pose(), (4, 5, 6)) for i in range(9)]
+    layer = LineLayer("axes")
+    layer.build(entries)
+    moved = {"s1": pose(), "u2": pose(), "u7": pose(), "u8": pose()}
+    assert layer.move(list(moved), np.stack(list(moved.values())))
+    drawn = pts_of(layer.mesh)
+    # every instance's points are its local polylines placed by its (new or old) pose
+    start = 0
+    groups: dict[int, list] = {}
+    for key, polylines, X, _c in entries:
+        groups.setdefault(id(polylines), []).append((key, polylines, X))
+    for members in groups.values():
+        local = np.vstack(members[0][1])
+        for key, _pl, X in members:
+            X = moved.get(key, X)
+            expect = local @ X[:3, :3].T + X[:3, 3]
+            assert np.allclose(drawn[start:start + len(local)], expect, atol=1e-12), key
+            start += len(local)
+    assert start == len(drawn)

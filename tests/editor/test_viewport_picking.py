@@ -41,6 +41,10 @@ def test_a_link_is_picked_by_its_geometry_without_selecting(qtbot, viewport, ses
     session.selection.select("arm::shoulder")
     viewport.begin_pick({"link"}, picked.append, on_cancel=lambda: cancelled.append(1))
     assert viewport.picking and viewport.banner.isVisible()
+    qtbot.waitUntil(lambda: viewport.banner.height() > 0)
+    # one line of text above the view, which keeps the rest of the height
+    assert viewport.banner.height() < 3 * viewport.banner.fontMetrics().height()
+    assert viewport.widget.height() > viewport.height() - 3 * viewport.banner.fontMetrics().height()
     # the middle of the upper arm's box (its visual is 0.25 m above the link origin)
     X = session.live.poses.pose("arm::upper_arm")
     click(viewport, viewport.pixel_of(X[:3, 3] + X[:3, 2] * 0.25))
