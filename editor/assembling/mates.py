@@ -311,7 +311,10 @@ class MateCreator(QtWidgets.QWidget):
             button.setChecked(i == end)
         hint = (f"Click connector {end}" + (" (the one the other is put on)" if end == 0
                                             else " (it is put on connector 0)"))
-        view.begin_pick({"mate_connector"}, self._picked, hint, self._pick_cancelled)
+        other = self.ends[1 - end].currentText()
+        # a mated pair is drawn in one place: the end already chosen steps aside
+        view.begin_pick({"mate_connector"}, self._picked, hint, self._pick_cancelled,
+                        exclude={other} if other else ())
         return True
 
     def cancel_pick(self) -> None:

@@ -43,6 +43,8 @@ class PickRequest:
     on_pick: Callable[..., None]
     hint: str = ""
     on_cancel: Callable[[], None] | None = None
+    #: keys that may not be picked (the other end of a mate already chosen...)
+    exclude: frozenset[str] = frozenset()
 
 
 def project(renderer, points: np.ndarray, height: int, ratio: float

@@ -12,6 +12,7 @@ and the still frame (anti-aliased, wide lines) follows when things settle.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Callable
 
@@ -31,6 +32,8 @@ from .render_view import RenderView
 from .scene import TRIAD_KINDS, VIEWS, Look, SceneMirror, camera_position
 
 __all__ = ["Viewport", "VIEWS", "SurfacePoint"]
+
+_log = logging.getLogger(__name__)
 
 #: What a pick asks the user to click, when the gesture gives no hint of its own.
 _KIND_WORDS = {"link": "a link", "frame": "a frame", "joint": "a joint",
@@ -249,6 +252,8 @@ class Viewport(QtWidgets.QWidget):
         self.render()
 
     def set_layer_visible(self, name: str, on: bool) -> None:
+        if name in self._shown_for_pick:
+            self._shown_for_pick.remove(name)    # the user's choice now: kept after the pick
         self.mirror.set_visible(name, on)
         if name == "frame graphs":
             self.mirror.highlight_chain(self.session.selection.active, self.look.chain)
@@ -296,6 +301,15 @@ class Viewport(QtWidgets.QWidget):
         return self.mirror.key_at_cell(actor, picker.GetCellId())
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        # An exception escaping an event filter takes the whole process down under
+        # PySide6: a failed gesture is logged and the event left to Qt instead.
+        try:
+            return self._filter(event)
+        except Exception:
+            _log.exception("viewport event %s failed", event.type())
+            return False
+
+    def _filter(self, event) -> bool:
         t = event.type()
         Type, left = QtCore.QEvent.Type, QtCore.Qt.MouseButton.LeftButton
         if t == Type.MouseButtonPress and event.button() == left:
@@ -369,18 +383,20 @@ class Viewport(QtWidgets.QWidget):
         return self._pick is not None
 
     def begin_pick(self, kinds, on_pick: Callable[[str], None], hint: str = "",
-                   on_cancel: Callable[[], None] | None = None) -> None:
+                   on_cancel: Callable[[], None] | None = None, exclude=()) -> None:
         """Let the next click pick an element of one of ``kinds`` ("link", "frame",
         "joint", "mate_connector", "model"): ``on_pick(key)`` is called and picking ends.
         A frame is picked by its origin (the nearest within a few pixels of the click), a
         link also by its geometry; a click on nothing pickable keeps waiting.  The
         candidates' triads are drawn meanwhile, the one under the mouse is outlined, and
-        the selection does not change.  Esc or :meth:`end_pick` gives up (``on_cancel``)."""
+        the selection does not change.  Esc or :meth:`end_pick` gives up (``on_cancel``).
+        Keys in ``exclude`` are never picked (two mated connectors share a pixel: the one
+        already chosen steps aside for the other)."""
         self.end_pick()
         kinds = frozenset(kinds)
         words = [_KIND_WORDS.get(k, k) for k in sorted(kinds)]
         self._pick = PickRequest(kinds, on_pick, hint or f"Click {' or '.join(words)}",
-                                 on_cancel)
+                                 on_cancel, frozenset(exclude))
         for kind in sorted(kinds):
             if kind in TRIAD_KINDS and not self.mirror.visible.get(kind, True):
                 self.mirror.set_visible(kind, True)
@@ -438,11 +454,11 @@ class Viewport(QtWidgets.QWidget):
             return None
         if request.kinds is None:
             return self.surface_at(pos.x(), pos.y())
-        return self.element_at(pos.x(), pos.y(), request.kinds)
+        return self.element_at(pos.x(), pos.y(), request.kinds, request.exclude)
 
-    def element_at(self, x: int, y: int, kinds) -> str | None:
+    def element_at(self, x: int, y: int, kinds, exclude=()) -> str | None:
         """The element of one of ``kinds`` a click at widget pixel (x, y) picks (see
-        :meth:`begin_pick`), or None."""
+        :meth:`begin_pick`), none of ``exclude``; or None."""
         table = self.session.live.poses
         kinds = frozenset(kinds)
         keys = self._pick_keys if self._pick is not None else None
@@ -450,7 +466,7 @@ class Viewport(QtWidgets.QWidget):
             keys = [k for k in table.keys if k != ROOT and "#" not in k
                     and table.kind(k) in kinds]
             self._pick_keys, self._pick_keys_kinds = keys, kinds
-        keys = [k for k in keys if k in table]
+        keys = [k for k in keys if k in table and k not in exclude]
         if keys:
             origins = table.poses(keys)[:, :3, 3]
             pixels, depth, front = project(self.canvas.renderer, origins, self.widget.height(),
@@ -461,7 +477,8 @@ class Viewport(QtWidgets.QWidget):
         if "link" in kinds:
             part = self.key_at(x, y)
             link = part.partition("#")[0] if part and "#" in part else None
-            if link is not None and link in table and table.kind(link) == "link":
+            if link is not None and link in table and table.kind(link) == "link" \
+                    and link not in exclude:
                 return link
         return None
 
@@ -518,7 +535,7 @@ class Viewport(QtWidgets.QWidget):
         """Release the render window (before the widget goes away)."""
         self._polish_timer.stop()
         self._hover_timer.stop()
-        self._stop_pick()
+        self.end_pick()                # the gesture that asked hears that it is over
         if self.interactor is not None:
             self.ghost.close()
             for signal, slot in self._connections:

@@ -353,3 +353,15 @@ def test_two_blocks_without_connectors_are_stacked_from_scratch(qtbot, tmp_path,
         np.testing.assert_allclose(bench.origin("top"), [0.6, 0, 0.1], atol=1e-12)
     finally:
         bench.view.close_view()
+
+
+def test_the_second_of_a_mated_pair_is_picked_where_both_are_drawn(qtbot, bench, clock):
+    # hinged, face.center and hour_hand.pivot are one point on screen
+    creator = bench.panel.creator
+    bench.look_at_the_front()
+    centre, pivot = bench.origin("face.center"), bench.origin("hour_hand.pivot")
+    np.testing.assert_allclose(centre, pivot, atol=1e-9)
+    assert creator.choose(0, "face.center")
+    click(creator.pick_buttons[1])
+    bench.click_view(pivot)
+    assert creator.chosen()[1] == "hour_hand.pivot"     # the other one, not face.center again

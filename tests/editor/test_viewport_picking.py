@@ -127,3 +127,44 @@ def test_the_ghost_shows_a_part_at_its_model_pose(qtbot, viewport, session):
     assert not ghost.visible and not any(a.GetVisibility() for a in ghost._actors)
     # the scene's own drawing is untouched by the ghost
     assert session.document.element("g2") is None
+
+
+def test_an_excluded_key_steps_aside_for_the_one_behind_it(qtbot, viewport, session):
+    # the gripper's link sits on the arm's gripper_mount frame... pick links at the
+    # gripper body's origin: excluding it, the nearest other link origin is not it
+    picked = []
+    key = "gripper::body"
+    viewport.begin_pick({"link"}, picked.append, exclude={key})
+    click(viewport, origin_pixel(viewport, key))
+    assert key not in picked
+
+
+def test_a_layer_the_user_turns_on_during_a_pick_stays_on(qtbot, viewport):
+    mirror = viewport.mirror
+    assert not mirror.visible["joint"]
+    viewport.begin_pick({"joint"}, lambda key: None)
+    viewport.set_layer_visible("joint", True)       # the View menu, meanwhile
+    viewport.end_pick()
+    assert mirror.visible["joint"] and mirror.actors["joint"].GetVisibility()
+
+
+def test_closing_the_view_tells_the_gesture_its_pick_is_over(qtbot, session):
+    from snapframe.editor.viewport.widget import Viewport
+    view = Viewport(session)
+    qtbot.addWidget(view)
+    view.show()
+    cancelled = []
+    view.begin_pick({"link"}, lambda key: None, on_cancel=lambda: cancelled.append(1))
+    view.close_view()
+    assert cancelled == [1] and not view.picking
+
+
+def test_a_failing_gesture_is_logged_not_fatal(qtbot, viewport, monkeypatch, caplog):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("gizmo trouble")
+    monkeypatch.setattr(viewport.gizmo, "press", broken)
+    with caplog.at_level("ERROR"):
+        QTest.mousePress(viewport.widget, LEFT, NONE, QtCore.QPoint(200, 200))
+        QTest.mouseRelease(viewport.widget, LEFT, NONE, QtCore.QPoint(200, 200))
+    assert "gizmo trouble" in caplog.text
+    assert viewport.render_count > 0
