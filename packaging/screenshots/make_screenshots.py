@@ -3,9 +3,13 @@
 
     xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python packaging/screenshots/make_screenshots.py
 
-Writes ``main_window.png`` (the flanges assembly: scene tree, viewport with frames and
-joint axes, the inspector on a placed flange) and ``teaching.png`` (teaching mode: every
-frame's triad, the frame graph and the chain of the selected frame) next to this script.
+Writes next to this script ``main_window.png`` (the flanges assembly: scene tree, viewport
+with frames and joint axes, the inspector on a placed flange), ``teaching.png`` (teaching
+mode: every frame's triad, the frame graph and the chain of the selected frame), and the
+drop-and-place sequence on the bundled arm: ``place_1_drop.png`` (the gripper dropped from
+the library: its ghost on the frame under the drop), ``place_2_frame.png`` (placement frame
+``mount_point`` on ``gripper_mount``, welded) and ``place_3_placed.png`` (placed: one undo
+step).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -44,10 +49,57 @@ def main() -> int:
         ed.window.current.viewport.fit()
         ed.app.processEvents()
         ed.screenshot(HERE / "teaching.png", window=True)
+        ed.window.set_teaching(False)
+        ed.window.act_teaching.setChecked(False)
+        place_sequence(ed, Path(tmp) / "arm_gripper")
         ed.close()
-    print(HERE / "main_window.png")
-    print(HERE / "teaching.png")
+    for name in ("main_window", "teaching", "place_1_drop", "place_2_frame", "place_3_placed"):
+        print(HERE / f"{name}.png")
     return 0
+
+
+def place_sequence(ed, folder: Path) -> None:
+    """Drop gripper.sdf from the library onto the arm's gripper_mount, choose the
+    gripper's mount_point and a weld, place it."""
+    from PySide6 import QtCore, QtGui, QtWidgets
+    from PySide6.QtTest import QTest
+    window = ed.window
+    ed.open(folder / "arm.sdf")
+    view = window.current.viewport
+
+    def settle(rounds: int = 25) -> None:
+        for _ in range(rounds):
+            ed.app.processEvents()
+            time.sleep(0.02)
+    library = window.library
+    library.add_folder(folder)
+    for _ in range(400):           # the folder is scanned in the background
+        settle(1)
+        if not library.scanning and library.model.entries():
+            break
+    row = next(i for i, e in enumerate(library.model.entries()) if e.file.name == "gripper.sdf")
+    mime = library.model.mimeData([library.model.index(row, 0)])
+    target = view.pixel_of(ed.document.live.poses.pose("gripper_mount")[:3, 3])
+    flags = (QtCore.Qt.DropAction.CopyAction, mime, QtCore.Qt.MouseButton.LeftButton,
+             QtCore.Qt.KeyboardModifier.NoModifier)
+    QtWidgets.QApplication.sendEvent(view.widget, QtGui.QDragEnterEvent(target, *flags))
+    QtWidgets.QApplication.sendEvent(view.widget, QtGui.QDropEvent(QtCore.QPointF(target), *flags))
+    for _ in range(100):
+        settle(1)
+        if window.placement is not None:
+            break
+    panel = window.placement
+    window.scene_dock.raise_()
+    view.canvas.fit((-0.25, 0.25, -0.25, 0.25, 0.7, 1.2))    # zoomed on the arm's tip
+    settle()
+    ed.screenshot(HERE / "place_1_drop.png", window=True)
+    panel.set_placement_frame("mount_point")
+    panel.set_connect("weld")
+    settle()
+    ed.screenshot(HERE / "place_2_frame.png", window=True)
+    QTest.mouseClick(panel.place_button, QtCore.Qt.MouseButton.LeftButton)
+    settle()
+    ed.screenshot(HERE / "place_3_placed.png", window=True)
 
 
 if __name__ == "__main__":
