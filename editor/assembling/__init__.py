@@ -4,7 +4,8 @@ Each is a small Qt widget over a :class:`~snapframe.editor.session.DocumentSessi
 ``Panel(session, parent)`` (``session`` may be None) and switched with
 ``set_session(session | None)`` like the panels of :mod:`snapframe.editor.panels`:
 
-* :class:`JointSlidersPanel` -- a slider per movable joint (``live.joints``); reset; save
+* :class:`JointSlidersPanel` -- sliders for the movable joints (``live.joints``; filtered,
+  at most 60 rows, the selected model's first); reset; save
   the moved joints as the initial position (one undo step).
 * :class:`MassTablePanel` -- every link's mass, centre of mass and inertia, the totals;
   bake computed inertia.

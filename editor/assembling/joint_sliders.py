@@ -10,10 +10,15 @@ value beyond a limit is clamped by the core and the row says so.  Joints that ca
 (in a kinematic loop, or held by the world or a static model) are listed disabled with the
 core's reason.
 
+Rows are widgets, a few milliseconds each, so a world of thousands of joints gets rows for
+at most :data:`MAX_ROWS` of them: those of the selected element's model first, then the
+others in document order, and a line says how many are left out.  The filter box (key
+substrings, any case) picks which.  Nothing is built while the panel is hidden.
+
 *Reset* puts every joint back to 0 (the written configuration); *Save as initial position*
 pushes :meth:`JointState.bake` as one undo step (refused, with the reason, when the moved
-poses live in included files).  Rows are rebuilt on structure changes and on edits of joints
-(baking shifts the limits).
+poses live in included files).  Both act on every joint, shown or not.  Rows are rebuilt on
+structure changes and on edits of joints (baking shifts the limits).
 """
 
 from __future__ import annotations
@@ -23,9 +28,11 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from snapframe.core.live.keys import PART_MARK
 from snapframe.core.live.kinematics import JointMove
 from snapframe.core.model import Joint
 from snapframe.core.model.edits import EditRefused
+from snapframe.core.model.names import SEP
 
 from ..inspector import NumberField
 from ..panels._binding import SessionBinding
@@ -33,13 +40,25 @@ from ..session import DocumentSession
 from ._common import (MUTED_STYLE, OK_STYLE, WARNING_STYLE, Coalescer, ElidedLabel, bold,
                       label, make, note_label, num, show_note)
 
-__all__ = ["JointSlidersPanel", "JointRow", "JointSpecRow"]
+__all__ = ["JointSlidersPanel", "JointRow", "JointSpecRow", "MAX_ROWS"]
 
 #: Range of a joint that has no limits: a continuous joint turns ±180°, a free slide ±1 m.
 FREE_ANGLE = math.pi
 FREE_SLIDE = 1.0
 #: Most ticks a slider spans.
 MAX_TICKS = 2_000_000
+#: Most rows the panel builds (a row costs a few milliseconds; the filter finds the rest).
+MAX_ROWS = 60
+#: Rows built at once (about a dock's height); the others follow, ROWS_PER_TURN at a time,
+#: in later turns of the event loop, so the panel shows at once and the editor never stalls.
+FIRST_ROWS = ROWS_PER_TURN = 12
+#: Built rows kept hidden for reuse while the filter or the selection changes what shows.
+KEPT_ROWS = 2 * MAX_ROWS
+#: Pause in typing before the filter builds rows (documents with more than MAX_ROWS joints).
+FILTER_DELAY_MS = 150
+#: The colour of MUTED_STYLE, as one shared palette: a style sheet on each label of a row
+#: cost about a millisecond a row.
+MUTED_COLOR = "#6b7580"
 
 
 @dataclass(frozen=True)
@@ -89,6 +108,22 @@ def _text(spec: JointSpecRow, value: float, decimals: int | None = None) -> str:
     return num(spec.shown(value), d) + ("°" if spec.angular else " m")
 
 
+_muted_palette: QtGui.QPalette | None = None
+
+
+def _muted(text: str, parent: QtWidgets.QWidget) -> QtWidgets.QLabel:
+    """A label in the muted colour (one palette shared by every row)."""
+    global _muted_palette
+    if _muted_palette is None:
+        _muted_palette = QtGui.QPalette(QtWidgets.QApplication.palette())
+        # Text too: a label on a row shaded with Base draws with Text (foregroundRole)
+        for role in (QtGui.QPalette.ColorRole.WindowText, QtGui.QPalette.ColorRole.Text):
+            _muted_palette.setColor(role, QtGui.QColor(MUTED_COLOR))
+    widget = QtWidgets.QLabel(text, parent)
+    widget.setPalette(_muted_palette)
+    return widget
+
+
 def _end_text(spec: JointSpecRow, limit: float | None, end: float) -> str:
     """A slider end: the limit, or in brackets the span shown for a joint without one."""
     text = _text(spec, end, 1 if spec.angular else 3)
@@ -110,12 +145,12 @@ class JointRow(QtWidgets.QFrame):
         self.spec = spec
         self.setObjectName(f"joint:{spec.key}")
         self.name = bold(ElidedLabel(spec.key, self))
-        self.kind = label(spec.type, MUTED_STYLE, self)
+        self.kind = _muted(spec.type, self)
         self.field = NumberField(1 if spec.angular else 4, 1.0 if spec.angular else 0.001,
                                  parent=self)
         self.field.setObjectName("value")
         self.field.setFixedWidth(self.field.fontMetrics().horizontalAdvance("−0000.0000") + 16)
-        self.unit = label(spec.unit, MUTED_STYLE, self)
+        self.unit = _muted(spec.unit, self)
         self.unit.setFixedWidth(self.unit.fontMetrics().horizontalAdvance("m°") + 2)
         lower, upper = spec.span()
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, self)
@@ -124,13 +159,17 @@ class JointRow(QtWidgets.QFrame):
         self.slider.setSingleStep(10)
         self.slider.setPageStep(150 if spec.angular else 100)
         self.slider.setValue(0)
-        self.low = label(_end_text(spec, spec.lower, lower), MUTED_STYLE, self)
-        self.high = label(_end_text(spec, spec.upper, upper), MUTED_STYLE, self)
+        self.low = _muted(_end_text(spec, spec.lower, lower), self)
+        self.high = _muted(_end_text(spec, spec.upper, upper), self)
         for end in (self.low, self.high):
             end.setMinimumWidth(end.fontMetrics().horizontalAdvance("−180.0°") + 2)
         self.low.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight
                               | QtCore.Qt.AlignmentFlag.AlignVCenter)
-        self.note = note_label(self)
+        # style set when a note shows (show_note): most rows never show one
+        self.note = QtWidgets.QLabel(self)
+        self.note.setWordWrap(True)
+        self.note.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.note.hide()
 
         top = QtWidgets.QHBoxLayout()
         top.setSpacing(6)
@@ -184,10 +223,15 @@ class JointRow(QtWidgets.QFrame):
             w.setEnabled(False)
         show_note(self.note, reason, WARNING_STYLE)
 
+    def clear_note(self) -> None:
+        """Drop a clamping or typing note (a refusal stays)."""
+        if self.note.text() and not self.spec.refusal:
+            show_note(self.note, "", self.note.styleSheet())
+
     def show_move(self, move: JointMove) -> None:
         """Say when the core clamped a value, with the limit that did it."""
         if not move.clamped:
-            show_note(self.note, "")
+            self.clear_note()
             return
         which = "upper" if move.value == move.upper else "lower"
         show_note(self.note, f"{_text(self.spec, move.requested)} is beyond the {which} limit: "
@@ -205,7 +249,10 @@ class JointRow(QtWidgets.QFrame):
 
 
 class JointSlidersPanel(QtWidgets.QWidget):
-    """One slider per movable joint of the current document (module docstring).
+    """Sliders for the movable joints of the current document (module docstring).
+
+    ``rows`` maps the key of each joint shown to its :class:`JointRow`, in the order shown:
+    at most :data:`MAX_ROWS`, those of the selected element's model first when not all fit.
 
     Signals: ``positionsChanged(dict)`` joint key -> position (core units) after the user
     moved, reset or saved joints."""
@@ -217,14 +264,32 @@ class JointSlidersPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self._binding = SessionBinding([
             ("structureChanged", self._on_structure), ("edited", self._on_edited),
-            ("posesChanged", self._on_poses)])
+            ("posesChanged", self._on_poses), ("selectionChanged", self._on_selection)])
         self.rows: dict[str, JointRow] = {}
+        self._built: dict[str, JointRow] = {}     # shown rows and hidden ones kept for reuse
+        self._keys: list[str] | None = None       # every movable joint (None: not read yet)
+        self._folded: list[str] = []              # the keys casefolded, for the filter
+        self._scopes: set[str] = set()            # keys of the models that hold joints
+        self._specs: dict[str, JointSpecRow] = {}
+        self._matching = 0                        # how many joints the filter lets through
         self._rebuild_later = Coalescer(self.rebuild, 0, self)
+        self._follow_later = Coalescer(self._follow_selection, 0, self)
+        self._filter_timer = QtCore.QTimer(self)
+        self._filter_timer.setSingleShot(True)
+        self._filter_timer.setInterval(FILTER_DELAY_MS)
+        self._filter_timer.timeout.connect(self._refresh)
+        self._pending: list[str] = []             # keys picked whose rows are not built yet
+        self._build_timer = QtCore.QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_more)
 
         self.filter = QtWidgets.QLineEdit(self)
         self.filter.setPlaceholderText("Filter joints")
+        self.filter.setToolTip("Show the joints whose key contains this text (any case)")
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self._apply_filter)
+        self.filter.textChanged.connect(self._on_filter_text)
+        self.filter.returnPressed.connect(self._refresh)
         self.reset_button = QtWidgets.QPushButton("Reset", self)
         self.reset_button.setToolTip("Every joint back to 0: the positions the file writes")
         self.reset_button.clicked.connect(self.reset)
@@ -238,6 +303,9 @@ class JointSlidersPanel(QtWidgets.QWidget):
         bar.addWidget(self.reset_button)
         bar.addWidget(self.save_button)
         self.status = note_label(self)
+        self.summary = _muted("", self)
+        self.summary.setWordWrap(True)
+        self.summary.hide()
 
         self.placeholder = label("", MUTED_STYLE, self, wrap=True)
         self.placeholder.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
@@ -246,6 +314,9 @@ class JointSlidersPanel(QtWidgets.QWidget):
         self._list_layout.setContentsMargins(0, 0, 0, 0)
         self._list_layout.setSpacing(0)
         self._list_layout.addStretch(1)
+        # never shorter than its rows want: the scroll area scrolls them, not squeezes them
+        self._list.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred,
+                                 QtWidgets.QSizePolicy.Policy.Minimum)
         self.scroll = QtWidgets.QScrollArea(self)
         self.scroll.setWidgetResizable(True)
         self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -256,6 +327,7 @@ class JointSlidersPanel(QtWidgets.QWidget):
         layout.setSpacing(4)
         layout.addLayout(bar)
         layout.addWidget(self.status)
+        layout.addWidget(self.summary)
         layout.addWidget(self.placeholder)
         layout.addWidget(self.scroll, 1)
         self.set_session(session)
@@ -266,7 +338,8 @@ class JointSlidersPanel(QtWidgets.QWidget):
         return self._binding.session
 
     def set_session(self, session: DocumentSession | None) -> None:
-        """Show the joints of ``session`` (None: no document)."""
+        """Show the joints of ``session`` (None: no document).  Cheap while the panel is
+        hidden: the rows are built when it shows."""
         self._binding.bind(session)
         show_note(self.status, "")
         self.rebuild()
@@ -274,7 +347,7 @@ class JointSlidersPanel(QtWidgets.QWidget):
     def set_position(self, key: str, value: float) -> JointMove | None:
         """Move joint ``key`` to ``value`` (rad or m) as the slider would; the row shows a
         clamped value with its reason, a refusal with its.  None when refused."""
-        session, row = self.session, self.rows.get(key)
+        session, row = self.session, self._built.get(key)
         if session is None:
             return None
         try:
@@ -291,22 +364,21 @@ class JointSlidersPanel(QtWidgets.QWidget):
         return move
 
     def reset(self) -> None:
-        """Every joint back to its written position (0)."""
+        """Every joint back to its written position (0), shown or not."""
         session = self.session
         if session is None:
             return
         session.live.joints.reset()
-        for row in self.rows.values():
+        for row in self._built.values():
             row.show_value(0.0)
-            if not row.spec.refusal:
-                show_note(row.note, "")
+            row.clear_note()
         show_note(self.status, "")
         self._update_buttons()
         self.positionsChanged.emit({})
 
     def save_as_initial(self) -> bool:
-        """Push the moved poses as one undo step (``joints.bake()``); the panel says why
-        when the core refuses."""
+        """Push the moved poses of every joint as one undo step (``joints.bake()``); the
+        panel says why when the core refuses."""
         session = self.session
         if session is None:
             return False
@@ -321,35 +393,161 @@ class JointSlidersPanel(QtWidgets.QWidget):
         return True
 
     def rebuild(self) -> None:
-        """Rebuild the rows from the document's joints (keeps nothing but the filter)."""
-        for row in self.rows.values():
-            row.setParent(None)
+        """Read the document's joints again and rebuild the rows (keeps the filter); done
+        when the panel next shows if it is hidden."""
+        for row in self._built.values():
+            row.hide()
             row.deleteLater()
-        self.rows = {}
+        self._built, self.rows, self._specs = {}, {}, {}
+        self._keys, self._pending = None, []
+        self._build_timer.stop()
+        self._refresh()
+
+    # -- what shows ---------------------------------------------------------------
+    def _refresh(self) -> None:
+        """Show rows for the joints the filter and the selection pick (at most MAX_ROWS),
+        building the missing ones; nothing while hidden (showEvent comes back here)."""
+        self._filter_timer.stop()
+        if not self.isVisible():
+            return
+        keys = self._joint_keys()
+        text = self.filter.text().strip().casefold()
+        matching = [k for k, f in zip(keys, self._folded) if text in f] if text else keys
+        self._matching = len(matching)
+        scopes = self._selected_scopes() if len(matching) > MAX_ROWS else []
+        picked = _first(matching, scopes, MAX_ROWS)
+        self._show_rows(picked, FIRST_ROWS)
+        self._sync_values()
+        # the selected model the rows begin with (none when the filter left it no joint)
+        lead = next((s for s in scopes if picked[0].startswith(s + SEP)), "") if picked else ""
+        self._describe(len(keys), matching, text, lead)
+
+    def _build_more(self) -> None:
+        """Build the next few rows of those picked (a later turn of the event loop)."""
+        if self._pending and self.isVisible():
+            self._show_rows([*self.rows, *self._pending], ROWS_PER_TURN)
+
+    def _joint_keys(self) -> list[str]:
+        if self._keys is None:
+            session = self.session
+            self._keys = session.live.joints.joint_keys() if session is not None else []
+            self._folded = [k.casefold() for k in self._keys]
+            self._scopes = set()
+            for key in self._keys:
+                head = key.rpartition(SEP)[0]
+                while head and head not in self._scopes:
+                    self._scopes.add(head)
+                    head = head.rpartition(SEP)[0]
+        return self._keys
+
+    def _selected_scopes(self) -> list[str]:
+        """For each selected key, latest first, the nearest model at or above it that holds
+        joints (not the root: that holds them all)."""
         session = self.session
-        specs = _joint_specs(session) if session is not None else []
-        for i, spec in enumerate(specs):
-            row = JointRow(spec, self._list)
-            row.setAutoFillBackground(True)   # alternate shades tell the rows apart
+        out: list[str] = []
+        for key in reversed(session.selection.keys if session is not None else []):
+            head = key.partition(PART_MARK)[0]
+            while head and head not in self._scopes:
+                head = head.rpartition(SEP)[0]
+            if head and head not in out:
+                out.append(head)
+        return out
+
+    def _show_rows(self, keys: list[str], budget: int) -> None:
+        """Make ``keys`` the rows shown, in that order, building at most ``budget`` rows
+        now (the rest later: ``_pending``); hide the others (kept for reuse up to
+        KEPT_ROWS)."""
+        shown: dict[str, JointRow] = {}
+        for key in keys:
+            row = self._built.get(key)
+            if row is None:
+                if not budget:
+                    break
+                row, budget = self._make_row(key), budget - 1
+            shown[key] = row
+        self._pending = keys[len(shown):]
+        if self._pending:
+            self._build_timer.start()
+        # Showing a row lays out its parent at once, squeezing every row into the list's
+        # old height: the layout is off until all are shown, then laid out once.
+        self._list_layout.setEnabled(False)
+        try:
+            self._place(shown)
+        finally:
+            self._list_layout.setEnabled(True)
+            self._fit_list()
+        self.rows = shown
+        spare = [k for k in self._built if k not in shown]
+        for key in spare[:max(0, len(self._built) - KEPT_ROWS)]:   # the oldest go first
+            self._built.pop(key).deleteLater()
+
+    def _place(self, shown: dict[str, JointRow]) -> None:
+        """Hide the rows not in ``shown``; show those in it, in its order."""
+        for key, row in self._built.items():
+            if key not in shown and not row.isHidden():
+                row.hide()
+        for i, row in enumerate(shown.values()):
+            if self._list_layout.indexOf(row) != i:
+                self._list_layout.removeWidget(row)
+                self._list_layout.insertWidget(i, row)
+            # alternate shades tell the rows apart
             row.setBackgroundRole(QtGui.QPalette.ColorRole.AlternateBase if i % 2 else
                                   QtGui.QPalette.ColorRole.Base)
-            row.moved.connect(self.set_position)
-            row.typed.connect(self.set_position)
-            self._list_layout.insertWidget(self._list_layout.count() - 1, row)
-            self.rows[spec.key] = row
-        if session is not None:
-            self._sync_values()
-        if session is None:
+            if row.isHidden():
+                row.show()
+
+    def _fit_list(self) -> None:
+        """Lay the rows out at the height they want: the list grows first (the scroll area
+        would grow it only one event later, after a pass squeezing them)."""
+        self._list_layout.invalidate()
+        wanted = self._list.sizeHint().height()
+        if wanted > self._list.height():
+            self._list.resize(self._list.width(), wanted)
+        self._list_layout.activate()
+
+    def _make_row(self, key: str) -> JointRow:
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs[key] = _joint_spec(self.session, key)
+        row = JointRow(spec, self._list)
+        row.setAutoFillBackground(True)
+        row.moved.connect(self.set_position)
+        row.typed.connect(self.set_position)
+        row.show_value(self.session.live.joints.position(key))
+        self._list_layout.insertWidget(self._list_layout.count() - 1, row)
+        self._built[key] = row
+        return row
+
+    def _describe(self, total: int, matching: list[str], text: str, lead: str) -> None:
+        """The summary line (how many joints show of how many, and ``lead``, the selected
+        model shown first) and the placeholder."""
+        quoted = f"“{self.filter.text().strip()}”"
+        if len(matching) > MAX_ROWS:
+            line = f"Showing {MAX_ROWS} of {len(matching)} joints"
+            line += f" matching {quoted}" if text else ""
+            line += f", {lead}'s first" if lead else ""
+            line += " — type more to narrow" if text else " — type to filter"
+        elif text and matching:
+            line = f"{len(matching)} of {total} joints match {quoted}"
+        else:
+            line = ""
+        self.summary.setText(line)
+        self.summary.setVisible(bool(line))
+        if self.session is None:
             self.placeholder.setText("No document")
-        elif not specs:
+        elif not total:
             self.placeholder.setText("No movable joints: revolute, continuous and prismatic "
                                      "joints get a slider here")
-        self.placeholder.setVisible(not specs)
-        self.scroll.setVisible(bool(specs))
-        self._apply_filter(self.filter.text())
-        self._update_buttons()
+        elif not matching:
+            self.placeholder.setText(f"No joint matches {quoted}")
+        self.placeholder.setVisible(not self.rows)
+        self.scroll.setVisible(bool(self.rows))
 
     # -- updates ------------------------------------------------------------------
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        self._refresh()   # builds what was left for later while hidden; cheap otherwise
+
     def _on_structure(self, _event) -> None:
         self._rebuild_later.request()
 
@@ -359,7 +557,35 @@ class JointSlidersPanel(QtWidgets.QWidget):
             self._rebuild_later.request()
 
     def _on_poses(self, _event) -> None:
-        self._sync_values()
+        if self.isVisible():
+            self._sync_values()
+
+    def _on_selection(self, _event) -> None:
+        if self.isVisible():
+            self._follow_later.request()   # a click in the tree may change it twice
+
+    def _follow_selection(self) -> None:
+        """Bring the selected model's joints into view: rows for them first when not all
+        fit, else a scroll to the first of them."""
+        if self._matching > MAX_ROWS:
+            before = list(self.rows)
+            self._refresh()
+            if list(self.rows) != before:
+                self.scroll.verticalScrollBar().setValue(0)
+            return
+        scopes = self._selected_scopes()
+        if scopes:
+            prefix = scopes[0] + SEP
+            row = next((r for k, r in self.rows.items() if k.startswith(prefix)), None)
+            if row is not None:
+                self.scroll.ensureWidgetVisible(row, 0, 0)
+
+    def _on_filter_text(self, _text: str) -> None:
+        # a few joints filter at once; thousands wait for a pause in typing (rows to build)
+        if len(self._keys or ()) <= MAX_ROWS:
+            self._refresh()
+        else:
+            self._filter_timer.start()
 
     def _sync_values(self) -> None:
         """Show the positions the core holds (an edit or an undo puts them back to 0)."""
@@ -371,8 +597,8 @@ class JointSlidersPanel(QtWidgets.QWidget):
             value = joints.position(key)
             if round(value * row.spec.scale) != row.slider.value():
                 row.show_value(value)
-                if not value and not row.spec.refusal:
-                    show_note(row.note, "")
+                if not value:
+                    row.clear_note()
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -381,25 +607,33 @@ class JointSlidersPanel(QtWidgets.QWidget):
         self.reset_button.setEnabled(moved)
         self.save_button.setEnabled(moved)
 
-    def _apply_filter(self, text: str) -> None:
-        text = text.strip().casefold()
-        for key, row in self.rows.items():
-            row.setVisible(not text or text in key.casefold() or text in row.spec.type)
+
+def _first(keys: list[str], scopes: list[str], count: int) -> list[str]:
+    """The first ``count`` of ``keys``: those inside ``scopes`` first (in that order),
+    then the others, each in document order."""
+    picked: dict[str, None] = {}
+    for scope in scopes:
+        prefix = scope + SEP
+        picked.update(dict.fromkeys(k for k in keys if k.startswith(prefix)))
+        if len(picked) >= count:
+            return list(picked)[:count]
+    for key in keys:
+        if len(picked) >= count:
+            break
+        picked.setdefault(key)
+    return list(picked)
 
 
-def _joint_specs(session: DocumentSession) -> list[JointSpecRow]:
-    """Every movable joint with its limits and, for those that cannot move, why."""
+def _joint_spec(session: DocumentSession, key: str) -> JointSpecRow:
+    """A movable joint with its limits and, when it cannot move, why."""
     joints = session.live.joints
-    out = []
-    for key in joints.joint_keys():
-        node = session.document.element(key)
-        kind = getattr(node, "type", "revolute")
-        refusal = ""
-        try:
-            lower, upper = joints.limits(key)
-            joints.moving_keys(key)      # refuses joints in loops or held by the world
-        except EditRefused as exc:
-            lower = upper = None
-            refusal = str(exc)
-        out.append(JointSpecRow(key, kind, lower, upper, refusal))
-    return out
+    node = session.document.element(key)
+    kind = getattr(node, "type", "revolute")
+    refusal = ""
+    try:
+        lower, upper = joints.limits(key)
+        joints.moving_keys(key)      # refuses joints in loops or held by the world
+    except EditRefused as exc:
+        lower = upper = None
+        refusal = str(exc)
+    return JointSpecRow(key, kind, lower, upper, refusal)
