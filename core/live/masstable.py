@@ -20,10 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..frames.scope import Scope
-from ..inertia.mass_properties import MassProperties, combine
+from ..inertia.mass_properties import MassProperties
 from ..model import Link
 from ..model.names import SEP
-from ..pose import Pose
 
 __all__ = ["MassRow", "MassTable", "mass_table", "WRITTEN", "COMPUTED", "MISSING"]
 
@@ -80,32 +79,53 @@ def mass_table(document) -> MassTable:
     """Every link's mass and centre of mass, and the totals (module docstring)."""
     live = document.live
     table = live.poses
-    rows: list[MassRow] = []
     graph = document.frames
+    found: list[tuple[str, MassProperties | None, str, bool]] = []
+    # the instances of one included link share its node: its properties once
+    by_node: dict[int, tuple[MassProperties | None, str]] = {}
 
     def visit(scope: Scope, prefix: str) -> None:
         for v in scope.vertices.values():
             key = prefix + v.name
             if v.kind == "link":
-                mp, source = _link_properties(v.node, live)  # type: ignore[arg-type]
+                if id(v.node) not in by_node:
+                    by_node[id(v.node)] = _link_properties(v.node, live)  # type: ignore[arg-type]
+                mp, source = by_node[id(v.node)]
                 if mp is None or key not in table:
-                    rows.append(MassRow(key, None, None, None, MISSING, scope.static))
-                    continue
-                in_root = mp.expressed_in(Pose.from_matrix(table.pose(key)))
-                rows.append(MassRow(key, in_root.mass, in_root.com, in_root.inertia, source,
-                                    scope.static))
+                    found.append((key, None, MISSING, scope.static))
+                else:
+                    found.append((key, mp, source, scope.static))
             elif v.nested is not None:
                 visit(v.nested, key + SEP)
 
     if graph.root is not None:
         visit(graph.root, "")
-    counted = [MassProperties(r.mass, r.com, r.inertia) for r in rows
-               if r.mass is not None and not r.static]
+    placed = [i for i, f in enumerate(found) if f[1] is not None]
+    # every placed link expressed in the root frame at once: com' = R com + p, I' = R I R^T
+    X = table.poses([found[i][0] for i in placed]) if placed else np.zeros((0, 4, 4))
+    R = X[:, :3, :3]
+    mass = np.array([found[i][1].mass for i in placed], dtype=float)
+    com = np.einsum("nij,nj->ni", R, np.array([found[i][1].com for i in placed]).reshape(-1, 3)) \
+        + X[:, :3, 3]
+    inertia = R @ np.array([found[i][1].inertia for i in placed]).reshape(-1, 3, 3) \
+        @ R.transpose(0, 2, 1)
+    where = {i: n for n, i in enumerate(placed)}
+    rows = []
+    for i, (key, _mp, source, static) in enumerate(found):
+        n = where.get(i)
+        if n is None:
+            rows.append(MassRow(key, None, None, None, MISSING, static))
+        else:
+            rows.append(MassRow(key, float(mass[n]), com[n], inertia[n], source, static))
+    counted = np.array([where[i] for i in placed if not found[i][3]], dtype=np.int64)
     missing = tuple(r.key for r in rows if r.mass is None and not r.static)
-    total = sum(p.mass for p in counted)
+    total = float(mass[counted].sum()) if len(counted) else 0.0
     if total > 0.0:
-        both = combine(counted)
-        com, inertia = both.com, both.inertia
-    else:
-        com = inertia = None
-    return MassTable(tuple(rows), float(total), com, inertia, missing)
+        m, c = mass[counted], com[counted]
+        centre = (m @ c) / total
+        d = c - centre
+        md = m[:, None] * d
+        # the parallel-axis theorem, summed (as inertia.combine does)
+        whole = inertia[counted].sum(axis=0) + float((md * d).sum()) * np.eye(3) - md.T @ d
+        return MassTable(tuple(rows), total, centre, 0.5 * (whole + whole.T), missing)
+    return MassTable(tuple(rows), total, None, None, missing)

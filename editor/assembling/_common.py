@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -44,16 +45,26 @@ def make(session: DocumentSession, factory: Callable, *args, **kwargs) -> str:
 
 class Coalescer(QtCore.QObject):
     """Calls ``callback`` once, ``interval_ms`` after the first of a burst of requests
-    (a slider drag sends dozens of pose events a second; a table needs one refresh)."""
+    (a slider drag sends dozens of pose events a second; a table needs one refresh).
+
+    The wait grows with the callback's cost (at least :attr:`DUTY` times its last run,
+    at most :attr:`LONGEST_MS`): a refresh that takes half a second on a world of a
+    thousand robots runs now and then during a drag instead of freezing it."""
+
+    #: Waits last at least this many times the callback's last run...
+    DUTY = 4.0
+    #: ...but never longer than this (milliseconds).
+    LONGEST_MS = 2000
 
     def __init__(self, callback: Callable[[], None], interval_ms: int = 0,
                  parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self._callback = callback
+        self._interval = interval_ms
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(interval_ms)
-        self._timer.timeout.connect(callback)
+        self._timer.timeout.connect(self._run)
 
     def request(self) -> None:
         if not self._timer.isActive():
@@ -63,7 +74,16 @@ class Coalescer(QtCore.QObject):
         """Run now if a request is pending."""
         if self._timer.isActive():
             self._timer.stop()
+            self._run()
+
+    def _run(self) -> None:
+        started = time.perf_counter()
+        try:
             self._callback()
+        finally:
+            spent_ms = (time.perf_counter() - started) * 1000.0
+            self._timer.setInterval(int(min(max(self._interval, self.DUTY * spent_ms),
+                                            self.LONGEST_MS)))
 
     @property
     def pending(self) -> bool:

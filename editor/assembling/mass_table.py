@@ -264,6 +264,8 @@ class MassTablePanel(QtWidgets.QWidget):
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        # widths from the first rows: reading all of 6000 rows on every refresh took seconds
+        header.setResizeContentsPrecision(64)
         header.setSectionResizeMode(_LINK, QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row)
         self.view.clicked.connect(lambda index: self._select_row(index.row()))
