@@ -73,13 +73,26 @@ def _joint_spec(joint: JointSpec | dict | str | None) -> JointSpec | str | None:
         if "axis" in fields:
             fields["axis"] = tuple(float(c) for c in fields["axis"])
         if "limits" in fields:
-            fields["lower"], fields["upper"] = fields.pop("limits") or (None, None)
+            fields["lower"], fields["upper"] = _limits_of(fields.pop("limits"))
         try:
             return JointSpec(**fields)
         except TypeError as exc:
             raise EditRefused(f"a joint is described by type, axis, lower, upper, name and "
                               f"expressed_in: {exc}") from None
     raise EditRefused(f"a joint is a JointSpec, a dict or a type name, not {joint!r}")
+
+
+def _limits_of(limits) -> tuple[float | None, float | None]:
+    """``(lower, upper)`` from None or a pair (each a number or None)."""
+    if limits is None:
+        return None, None
+    try:
+        pair = tuple(limits)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2:
+        raise EditRefused(f"limits are (lower, upper) or None, not {limits!r}")
+    return pair[0], pair[1]
 
 
 class Editor:
@@ -242,6 +255,11 @@ class Editor:
         command = PlaceInclude(doc, doc.root, text, name=name or "",
                                placement_frame=placement_frame or "", target=target,
                                offset=_pose_of(pose), connect=_joint_spec(joint))
+        from .main_window import includes_file
+        if doc.path and includes_file(command.include, doc.path):
+            command.include.parent = None     # (the preload hung it on the root)
+            raise EditRefused(f"[{text}] is or includes {Path(doc.path).name}: the file "
+                              "would include itself")
         self._push_step(command)
         return doc.key(command.include)
 
@@ -258,7 +276,7 @@ class Editor:
         doc = self._doc()
         ends = [p if p == "world" else self._key_or_refuse(p, f"joint {what}")
                 for p, what in ((parent, "parent"), (child, "child"))]
-        lower, upper = (None, None) if limits is None else tuple(limits)
+        lower, upper = _limits_of(limits)
         command = AddJointBetween(doc, name, type, ends[0], ends[1],
                                   axis=None if axis is None else tuple(axis), lower=lower,
                                   upper=upper, pose=_pose_of(pose) if pose is not None else None)
@@ -313,10 +331,14 @@ class Editor:
     def rename(self, name: str, new_name: str) -> str:
         """Rename an element; every reference to it follows (one undo step).  Returns its
         new key."""
+        from snapframe.core.model import Include
         from snapframe.core.model.edits import Rename
         doc = self._doc()
         node = doc.element(self._key_or_refuse(name, "element to rename"))
-        self._push_step(Rename(doc, node, new_name))
+        command = Rename(doc, node, new_name)
+        old = node.effective_name if isinstance(node, Include) else node.name
+        if new_name != old:               # (the same name: no empty undo step)
+            self._push_step(command)
         return doc.key(node)
 
     def _key_or_refuse(self, name: str, what: str) -> str:

@@ -161,6 +161,29 @@ class _Tab(QtWidgets.QWidget):
         self.deleteLater()
 
 
+def includes_file(node, path: str | Path) -> bool:
+    """Whether ``node`` (an include, a model) is the file ``path`` or includes it, however
+    deep: placing such a part in the document at ``path`` would make the file include
+    itself (a cycle no reader can load)."""
+    from snapframe.core.model import Include
+    from snapframe.core.model.nodes import walk
+    target = _resolved(path)
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        top = stack.pop()
+        if id(top) in seen:
+            continue
+        seen.add(id(top))
+        for n in walk(top):
+            if isinstance(n, Include):
+                if n.resolved_path and _resolved(n.resolved_path) == target:
+                    return True
+                if n.model is not None:
+                    stack.append(n.model)
+    return False
+
+
 def _local_files(mime: QtCore.QMimeData) -> list[str]:
     return [url.toLocalFile() for url in mime.urls() if url.isLocalFile()]
 
@@ -866,7 +889,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _say_refused(self, deleted: list[str], refused: list[tuple[str, str]]) -> None:
         if refused:
-            names = ", ".join(k for k, _ in refused)
+            names = ", ".join(k or "(top)" for k, _ in refused)
             why = user_message(refused[0][1])
             done = f"Deleted {', '.join(deleted)}. " if deleted else ""
             self.show_message(f"{done}Not deleted: {names} ({why})", 12000)
@@ -996,15 +1019,21 @@ class MainWindow(QtWidgets.QMainWindow):
         into the document (on ``target`` if that is a frame), unless ``open_only`` (Ctrl
         held); anything else is opened."""
         session = self.session
+        said = ""
         if not open_only and len(files) == 1:
             reason = self._placement_refusal(session, files[0])
             if not reason:
                 self.start_placement(files[0], target)
                 return
-            if session is not None and session.document.format == "openplx":
-                self.show_message(f"{reason}: {Path(files[0]).name} is opened instead")
+            # a model file that cannot be placed here (the document itself, an OpenPLX
+            # assembly): say why it is opened instead (opening says what else is wrong)
+            if session is not None and Path(files[0]).is_file() and \
+                    registry.for_path(files[0], capability="read") is not None:
+                said = f"{reason}: {Path(files[0]).name} is opened instead"
         for path in files:
             self.open(path)
+        if said:
+            self.show_message(said)
 
     def place_part_dialog(self) -> None:
         """Insert ▸ Part from file: choose a model file and place it."""
@@ -1033,6 +1062,13 @@ class MainWindow(QtWidgets.QMainWindow):
             return None
         self.end_gesture()
         panel = PlacementPanel(session, path)
+        document = session.document
+        if document.path and panel.part.root is not None and \
+                includes_file(panel.part.root, document.path):
+            panel.deleteLater()
+            self.show_message(f"Cannot place {Path(path).name}: it includes "
+                              f"{Path(document.path).name}, which would then include itself")
+            return None
         self._gesture_targets = {t.key for t in drop_targets(session)}
         if target is not None and target in self._gesture_targets:
             panel.set_target(target)
@@ -1041,6 +1077,8 @@ class MainWindow(QtWidgets.QMainWindow):
         panel.placed.connect(self._on_placed)
         panel.cancelled.connect(self.end_gesture)
         session.selectionChanged.connect(self._on_selection_in_gesture)
+        session.structureChanged.connect(self._on_structure_in_placement)
+        session.posesChanged.connect(self._on_poses_in_placement)
         self._show_gesture_dock("Place part", "place_part", panel)
         self._show_ghost(panel.placement())
         self._pick_target()
@@ -1050,6 +1088,41 @@ class MainWindow(QtWidgets.QMainWindow):
         tab = self.current
         if tab is not None and self.placement is not None:
             tab.viewport.show_ghost(placement)
+
+    def _on_structure_in_placement(self, event=None) -> None:
+        """Frames came or went while a part is being placed (an undo, a redo): offer the
+        frames there are now, and forget a target that is gone."""
+        from snapframe.core.model import Include
+        from .assembling import drop_targets
+        panel = self.placement
+        if panel is None:
+            return
+        document = panel.session.document
+        part = _resolved(panel.part_path)
+
+        def new_part(key: str) -> bool:
+            # an include of the part being placed (the Place that ends the gesture, which
+            # selects it next): not a target
+            node = document.element(key.split(SEP)[0])
+            return isinstance(node, Include) and bool(node.resolved_path) and \
+                _resolved(node.resolved_path) == part
+
+        before = self._gesture_targets
+        self._gesture_targets = {t.key for t in drop_targets(panel.session)
+                                 if t.key in before or not new_part(t.key)}
+        panel.refresh_targets()
+        target = panel.target
+        renamed = getattr(event, "renamed", None) or {}
+        if renamed.get(target) in self._gesture_targets:
+            target = renamed[target]                     # (F2 on the target)
+        elif target not in self._gesture_targets:
+            target = ""                                  # (gone: the root frame)
+        panel.set_target(target)    # (checks the name again, shows the ghost again)
+
+    def _on_poses_in_placement(self, _event=None) -> None:
+        """The target may have moved (an undo of a move): the ghost follows it."""
+        if self.placement is not None:
+            self._show_ghost(self.placement.placement())
 
     def _pick_target(self) -> None:
         from .assembling.placement import FRAME_KINDS
@@ -1146,6 +1219,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """Give up the placement or the joint under way (nothing is changed), or close its
         panel after it is done: the pick, the ghost and the dock go away."""
         panel = self.placement or self.joint_adder
+        placing = self.placement is not None
         dock = self._gesture_dock
         if panel is None and dock is None:
             return
@@ -1154,10 +1228,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self._gesture_targets = set()
         self._end_pick()
         if panel is not None and panel.session is not None:
-            try:
-                panel.session.selectionChanged.disconnect(self._on_selection_in_gesture)
-            except (RuntimeError, TypeError):
-                pass
+            connected = [(panel.session.selectionChanged, self._on_selection_in_gesture)]
+            if placing:
+                connected += [(panel.session.structureChanged, self._on_structure_in_placement),
+                              (panel.session.posesChanged, self._on_poses_in_placement)]
+            for signal, slot in connected:
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
         for i in range(self.tabs.count()):
             self.tabs.widget(i).viewport.hide_ghost()
         if dock is not None:

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from ..live.keys import ROOT, is_inside_include, split_part
 from ..pose import Pose
 from .document import Document
-from .edits import AddJoint, AddMate, AddNode, EditRefused, scope_names
+from .edits import AddJoint, AddMate, AddNode, EditRefused, _finite, scope_names
 from .names import SEP, WORLD
 from .nodes import Frame, Include, Joint, Link, MateConnector, Model, Node, World
 
@@ -30,6 +30,13 @@ __all__ = ["enclosing_model", "name_in", "free_name", "AddJointBetween", "AddMat
 
 #: Elements a joint can connect: links, and (SDFormat 1.8+) frames, joints and models.
 _JOINT_ENDS = (Link, Frame, Joint, Model, Include)
+#: Joint types whose position has no limits (no axis, or an endless turn).
+_UNLIMITED = ("fixed", "ball", "continuous")
+#: The initial values each mate type takes (SNAP ignores the others, a save drops them).
+_MATE_VALUES = {"lock": (), "ball": (), "hinge": ("initial_angle",),
+                "prismatic": ("initial_position",),
+                "cylindrical": ("initial_angle", "initial_position"),
+                "distance": ("initial_distance",)}
 
 
 def _scope_parts(key: str) -> list[str]:
@@ -115,11 +122,34 @@ def AddJointBetween(document: Document, name: str, joint_type: str, parent: str,
                               "links or frames")
     if parent == child:
         raise EditRefused("a joint's parent and child must be different elements")
+    limits = [None if v is None else _finite(v, f"the {what} limit")
+              for v, what in ((lower, "lower"), (upper, "upper"))]
+    if joint_type in _UNLIMITED and any(v is not None for v in limits):
+        raise EditRefused(f"a {joint_type} joint has no limits")
     scoped = [k for k in (parent, child) if k != WORLD]
     model, scope_key = enclosing_model(document, scoped)
     parent_name = parent if parent == WORLD else name_in(scope_key, parent)
-    return AddJoint(document, model, name, joint_type, parent_name, name_in(scope_key, child),
-                    axis=axis, lower=lower, upper=upper, pose=pose)
+    child_name = name_in(scope_key, child)
+    _check_version(document, model, [document.element(k) for k in scoped])
+    return AddJoint(document, model, name, joint_type, parent_name, child_name,
+                    axis=axis, lower=limits[0], upper=limits[1], pose=pose)
+
+
+def _check_version(document: Document, model: Model | World, ends: list) -> None:
+    """Refuse a joint the document's SDFormat version cannot express (as
+    :class:`~snapframe.core.model.placing.PlaceInclude` does): joints in a world are
+    SDFormat 1.10, frames, joints and models as ends 1.8."""
+    from .placing import _version
+    version = _version(document)
+    if document.format not in ("", "sdformat") or version is None:
+        return
+    if isinstance(model, World) and version < (1, 10):
+        raise EditRefused(f"joints in a world need SDFormat 1.10 (//world/joint); this file is "
+                          f"{document.version}: put the parts in a model")
+    if version < (1, 8) and any(not isinstance(n, Link) for n in ends):
+        raise EditRefused(f"frames, joints and models as a joint's ends need SDFormat 1.8 "
+                          f"or later (a link is joined in any version); this file is "
+                          f"{document.version}")
 
 
 def AddMateBetween(document: Document, name: str, mate_type: str, connector_a: str,
@@ -134,6 +164,15 @@ def AddMateBetween(document: Document, name: str, mate_type: str, connector_a: s
         if not isinstance(node, MateConnector):
             raise EditRefused(f"[{key}] is a {node.kind}, not a mate connector: a mate joins "
                               "two mate connectors")
+        if is_inside_include(node, document.root):
+            raise EditRefused(f"[{key}] belongs to an included file: an included part's "
+                              "connectors are mated in its own file")
+    kind = str(mate_type).lower().rpartition(".")[2]
+    unused = [k for k, v in values.items() if k.startswith("initial_")
+              and k not in _MATE_VALUES.get(kind, (k,)) and v is not None and v != 0]
+    if unused:
+        raise EditRefused(f"a {kind} mate has no {unused[0]} (it takes "
+                          f"{', '.join(_MATE_VALUES[kind]) or 'no initial value'})")
     model, scope_key = enclosing_model(document, (connector_a, connector_b))
     if not isinstance(model, Model):
         raise EditRefused("mates belong to models (OpenPLX systems), not to a world")

@@ -299,13 +299,16 @@ class AddJointPanel(QtWidgets.QWidget):
         return key
 
     # -- changes ------------------------------------------------------------------
-    def _on_structure(self, _event) -> None:
-        """Elements came or went (an undo, an edit elsewhere): offer what exists now, and
-        forget an end that is gone."""
+    def _on_structure(self, event) -> None:
+        """Elements came or went (an undo, an edit elsewhere): offer what exists now,
+        follow an end that was renamed, and forget an end that is gone."""
         session = self.session
         choices = [(k, k) for k in joint_ends(session)] if session is not None else []
         keys = {k for _label, k in choices}
+        renamed = getattr(event, "renamed", None) or {}
         for end, combo in self.end_combos.items():
+            if renamed.get(self._ends[end]) in keys:
+                self._ends[end] = renamed[self._ends[end]]
             if self._ends[end] and self._ends[end] not in keys:
                 self._ends[end] = ""
             combo.set_choices(choices)

@@ -190,14 +190,16 @@ class MateCreator(QtWidgets.QWidget):
         self._viewport = viewport
         self._update_buttons()
 
-    def refresh(self) -> None:
-        """List the document's connectors again (keeping the chosen ones that remain)."""
+    def refresh(self, renamed: dict[str, str] | None = None) -> None:
+        """List the document's connectors again (keeping the chosen ones that remain, by
+        their new keys when ``renamed`` says so)."""
         keys = connector_keys(self.session)
         root = self.session.document.root if self.session is not None else None
         if isinstance(root, Model):
             keys.append(WORLD)
         for combo in self.ends:
             current = combo.currentText()
+            current = (renamed or {}).get(current, current)
             combo.blockSignals(True)
             combo.clear()
             for key in keys:
@@ -208,6 +210,7 @@ class MateCreator(QtWidgets.QWidget):
             combo.setCurrentIndex(combo.findText(current) if current else -1)
             combo.blockSignals(False)
         self._suggest_name()
+        self.show_axes()      # a chosen connector may be gone (an undo)
         self._update_buttons()
 
     def chosen(self) -> tuple[str, str]:

@@ -508,8 +508,9 @@ class SnapPanel(QtWidgets.QWidget):
             return
         self._refresh_later.request()
 
-    def _on_structure(self, _event=None) -> None:
-        self.creator.refresh()      # connectors appeared or went
+    def _on_structure(self, event=None) -> None:
+        # connectors appeared, went or were renamed
+        self.creator.refresh(getattr(event, "renamed", None))
         self._request()
 
     def _on_created(self, key: str) -> None:
