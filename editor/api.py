@@ -291,13 +291,16 @@ class Editor:
         assembles again.  ``initial_angle`` in radians, ``initial_position`` in metres;
         ``name`` defaults to the type, made unique.  Returns the mate's key."""
         from snapframe.core.model.connecting import AddMateBetween, enclosing_model, free_name
+        from snapframe.core.model.names import WORLD
         doc = self._doc()
-        a = self._key_or_refuse(connector_a, "first connector")
-        b = self._key_or_refuse(connector_b, "second connector")
+        # "world": OpenPLX's connector at the top system's origin
+        a = WORLD if connector_a == WORLD else self._key_or_refuse(connector_a, "first connector")
+        b = WORLD if connector_b == WORLD else self._key_or_refuse(connector_b, "second connector")
         values = {k: v for k, v in (("initial_angle", initial_angle),
                                     ("initial_position", initial_position)) if v is not None}
         if not name:
-            model, _scope = enclosing_model(doc, (a, b))
+            ends = [k for k in (a, b) if k != WORLD]
+            model = doc.root if len(ends) < 2 else enclosing_model(doc, ends)[0]
             name = free_name(model, str(type).lower().rpartition(".")[2])
         command = AddMateBetween(doc, name, type, a, b, **values)
         self._push_step(command)

@@ -158,8 +158,14 @@ def AddMateBetween(document: Document, name: str, mate_type: str, connector_a: s
     ball, distance) between two mate connectors named by their keys, in the innermost
     system enclosing both; ``values`` are :class:`~snapframe.core.model.Mate` fields
     (``initial_angle`` in radians, ``initial_position``, ``initial_distance`` in metres,
-    ``enable_snap``).  SNAP runs again as part of the same undo step."""
+    ``enable_snap``).  SNAP runs again as part of the same undo step.  One end may be
+    ``world`` (OpenPLX's connector at the top system's origin): the mate then goes in the
+    top model."""
+    if connector_a == connector_b:
+        raise EditRefused("a mate joins two different connectors")
     for what, key in (("first", connector_a), ("second", connector_b)):
+        if key == WORLD:
+            continue
         node = _element(document, key, f"{what} connector")
         if not isinstance(node, MateConnector):
             raise EditRefused(f"[{key}] is a {node.kind}, not a mate connector: a mate joins "
@@ -173,6 +179,12 @@ def AddMateBetween(document: Document, name: str, mate_type: str, connector_a: s
     if unused:
         raise EditRefused(f"a {kind} mate has no {unused[0]} (it takes "
                           f"{', '.join(_MATE_VALUES[kind]) or 'no initial value'})")
+    if WORLD in (connector_a, connector_b):
+        if not isinstance(document.root, Model):
+            raise EditRefused("mates belong to models (OpenPLX systems), not to a world")
+        # the world connector is named from the top model, where the mate goes
+        return AddMate(document, document.root, name, mate_type, (connector_a, connector_b),
+                       **values)
     model, scope_key = enclosing_model(document, (connector_a, connector_b))
     if not isinstance(model, Model):
         raise EditRefused("mates belong to models (OpenPLX systems), not to a world")

@@ -24,7 +24,7 @@ from PySide6 import QtCore, QtWidgets
 
 from snapframe.core.model import Link, MateConnector, Model
 from snapframe.core.model.connecting import AddMateBetween, enclosing_model, free_name
-from snapframe.core.model.edits import AddMate, EditRefused
+from snapframe.core.model.edits import EditRefused
 from snapframe.core.model.mating import AddMateConnectorAt
 from snapframe.core.model.names import WORLD
 from snapframe.core.model.nodes import MATE_TYPES
@@ -291,9 +291,6 @@ class MateCreator(QtWidgets.QWidget):
                 raise EditRefused(f"[{key}] is not a mate connector")
         holder = document.root if len(ends) < 2 else enclosing_model(document, ends)[0]
         name = self.name.text().strip() or free_name(holder, kind)
-        if len(ends) < 2:
-            # the world connector is named from the top model, where the mate goes
-            return AddMate(document, holder, name, kind, (first, second), **values)
         return AddMateBetween(document, name, kind, first, second, **values)
 
     # -- picking in the view ----------------------------------------------------------

@@ -140,6 +140,18 @@ def test_add_mate_joins_connectors_and_snap_assembles_again(ed, example_copy):
         ed.add_mate("face.center", "hour_hand.pivot", "glue")
 
 
+def test_add_mate_takes_the_world_connector(ed, example_copy):
+    doc = ed.open(example_copy("openplx") / "clock.openplx")
+    ed.remove("hand_hinge")
+    # OpenPLX's world connector sits at the top system's origin, main axis z, normal x:
+    # locked to it, the hand's pivot frame is the system's frame
+    key = ed.add_mate("world", "hour_hand.pivot", "lock")
+    assert doc.element(key).connectors == ("world", "hour_hand.pivot")
+    np.testing.assert_allclose(doc.live.poses.pose("hour_hand.pivot"), np.eye(4), atol=1e-9)
+    with pytest.raises(ValueError, match="two different connectors"):
+        ed.add_mate("world", "world", "lock")
+
+
 def test_remove_refuses_what_others_depend_on_unless_asked(ed, example_copy):
     doc = ed.open(example_copy("arm_gripper") / "arm_and_gripper.sdf")
     gripper = ed.pose("gripper").matrix()
