@@ -289,7 +289,14 @@ class Editor:
         """Mate two OpenPLX mate connectors (keys or scoped names) with a mate of ``type``
         (lock, hinge, prismatic, cylindrical, ball, distance): one undo step, and SNAP
         assembles again.  ``initial_angle`` in radians, ``initial_position`` in metres;
-        ``name`` defaults to the type, made unique.  Returns the mate's key."""
+        ``name`` defaults to the type, made unique.  Returns the mate's key.
+
+        In an SDFormat document (no mates there) the connectors of two included OpenPLX
+        parts are mated as SDFormat keeps it: ``connector_b``'s include is placed on
+        ``connector_a`` (``placement_frame`` + ``<pose relative_to>``) and a joint (hinge:
+        revolute, prismatic, lock: fixed, ball) joins their links, one undo step; the
+        joint's key is returned.  Cylindrical and distance mates have no SDFormat joint
+        and are refused."""
         from snapframe.core.model.connecting import AddMateBetween, enclosing_model, free_name
         from snapframe.core.model.names import WORLD
         doc = self._doc()

@@ -13,20 +13,31 @@ arm goes into the model that includes it (``arm::upper_arm`` to ``arm::forearm``
 :func:`~snapframe.core.model.edits.AddJoint` / :func:`~snapframe.core.model.edits.AddMate`
 commands (one undo step each) after checking that the ends exist and are what a joint or a
 mate can join; :func:`enclosing_model` and :func:`free_name` are their helpers.
+
+SDFormat cannot store mates, and an included file is shared by all its includes: in an
+SDFormat document a mate between the connectors of two included (OpenPLX) parts is made as
+SDFormat can say it, by :class:`MateIncludedParts` (which :func:`AddMateBetween` uses
+there): the second connector's include is placed on the first connector
+(``placement_frame`` + ``<pose relative_to>``) and a joint joins the two links.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
+from dataclasses import replace
+
+from ..commands import Macro
 from ..live.keys import ROOT, is_inside_include, split_part
 from ..pose import Pose
 from .document import Document
-from .edits import AddJoint, AddMate, AddNode, EditRefused, _finite, scope_names
+from .edits import (AddJoint, AddMate, AddNode, EditRefused, SetField, SetPose, _finite,
+                    scope_names)
 from .names import SEP, WORLD
-from .nodes import Frame, Include, Joint, Link, MateConnector, Model, Node, World
+from .nodes import MATE_TYPES, Frame, Include, Joint, Link, MateConnector, Model, Node, World
 
-__all__ = ["enclosing_model", "name_in", "free_name", "AddJointBetween", "AddMateBetween"]
+__all__ = ["enclosing_model", "name_in", "free_name", "AddJointBetween", "AddMateBetween",
+           "MateIncludedParts", "MATE_JOINTS"]
 
 #: Elements a joint can connect: links, and (SDFormat 1.8+) frames, joints and models.
 _JOINT_ENDS = (Link, Frame, Joint, Model, Include)
@@ -153,16 +164,22 @@ def _check_version(document: Document, model: Model | World, ends: list) -> None
 
 
 def AddMateBetween(document: Document, name: str, mate_type: str, connector_a: str,
-                   connector_b: str, **values: Any) -> AddNode:
+                   connector_b: str, **values: Any) -> AddNode | "MateIncludedParts":
     """An OpenPLX mate ``name`` of ``mate_type`` (lock, hinge, prismatic, cylindrical,
     ball, distance) between two mate connectors named by their keys, in the innermost
     system enclosing both; ``values`` are :class:`~snapframe.core.model.Mate` fields
     (``initial_angle`` in radians, ``initial_position``, ``initial_distance`` in metres,
     ``enable_snap``).  SNAP runs again as part of the same undo step.  One end may be
     ``world`` (OpenPLX's connector at the top system's origin): the mate then goes in the
-    top model."""
+    top model.
+
+    In an SDFormat document (which cannot store mates), or when the connectors belong to
+    two different included parts, the mate is made as SDFormat can say it: connector b's
+    include is placed on connector a and joined to it (:class:`MateIncludedParts`, one
+    undo step; ``name`` is then the joint's)."""
     if connector_a == connector_b:
         raise EditRefused("a mate joins two different connectors")
+    included = False
     for what, key in (("first", connector_a), ("second", connector_b)):
         if key == WORLD:
             continue
@@ -170,15 +187,23 @@ def AddMateBetween(document: Document, name: str, mate_type: str, connector_a: s
         if not isinstance(node, MateConnector):
             raise EditRefused(f"[{key}] is a {node.kind}, not a mate connector: a mate joins "
                               "two mate connectors")
-        if is_inside_include(node, document.root):
-            raise EditRefused(f"[{key}] belongs to an included file: an included part's "
-                              "connectors are mated in its own file")
-    kind = str(mate_type).lower().rpartition(".")[2]
+        included = included or is_inside_include(node, document.root)
+    kind = _mate_kind(mate_type)
     unused = [k for k, v in values.items() if k.startswith("initial_")
               and k not in _MATE_VALUES.get(kind, (k,)) and v is not None and v != 0]
     if unused:
         raise EditRefused(f"a {kind} mate has no {unused[0]} (it takes "
                           f"{', '.join(_MATE_VALUES[kind]) or 'no initial value'})")
+    if included or not _keeps_mates(document):
+        extra = sorted(k for k, v in values.items() if k not in _MATE_VALUES.get(kind, ())
+                       and v is not None and v != 0 and k != "enable_snap")
+        if extra:
+            raise EditRefused(f"{extra[0]} is a field of an OpenPLX mate; SDFormat keeps a "
+                              "mate as a placement and a joint, which do not have it")
+        return MateIncludedParts(document, connector_a, connector_b, kind,
+                                 initial_angle=values.get("initial_angle") or 0.0,
+                                 initial_position=values.get("initial_position") or 0.0,
+                                 name=name or None)
     if WORLD in (connector_a, connector_b):
         if not isinstance(document.root, Model):
             raise EditRefused("mates belong to models (OpenPLX systems), not to a world")
@@ -190,3 +215,203 @@ def AddMateBetween(document: Document, name: str, mate_type: str, connector_a: s
         raise EditRefused("mates belong to models (OpenPLX systems), not to a world")
     return AddMate(document, model, name, mate_type,
                    (name_in(scope_key, connector_a), name_in(scope_key, connector_b)), **values)
+
+
+# -- mates in SDFormat: a placement and a joint -------------------------------------------
+
+#: The SDFormat joint each mate type becomes (None: SDFormat has no such joint).
+MATE_JOINTS: dict[str, str | None] = {"lock": "fixed", "hinge": "revolute",
+                                      "prismatic": "prismatic", "ball": "ball",
+                                      "cylindrical": None, "distance": None}
+_NO_JOINT = {
+    "cylindrical": "a cylindrical mate (a turn about and a slide along one axis) has no "
+                   "SDFormat joint: use a hinge or a prismatic mate, or mate the parts in an "
+                   "OpenPLX file",
+    "distance": "a distance mate (two points kept apart) has no SDFormat joint: mate the "
+                "parts in an OpenPLX file"}
+
+
+def _mate_kind(mate_type: str) -> str:
+    """``Physics3D.Interactions.Hinge`` -> ``hinge``."""
+    return str(mate_type).lower().rpartition(".")[2]
+
+
+def _keeps_mates(document: Document) -> bool:
+    """True for documents that store mates as mates (OpenPLX systems)."""
+    return document.format == "openplx"
+
+
+def _canonical_key(document: Document, key: str) -> str:
+    """``key`` as an instance key: a scoped name with the top model's name in front loses
+    it (both name the same element)."""
+    root = document.root
+    if isinstance(root, Model) and key.startswith(root.name + SEP):
+        rest = key[len(root.name) + len(SEP):]
+        node = document.element(rest)
+        if node is not None and node is document.element(key):
+            return rest
+    return key
+
+
+def _holding_include(document: Document, key: str) -> tuple[Include, str] | None:
+    """The nearest include on ``key``'s path (its node and key), or None."""
+    parts = split_part(key)[0].split(SEP)
+    for i in range(len(parts) - 1, 0, -1):
+        prefix = SEP.join(parts[:i])
+        node = document.element(prefix)
+        if isinstance(node, Include):
+            return node, prefix
+    return None
+
+
+def mate_offset(kind: str, initial_angle: float = 0.0, initial_position: float = 0.0) -> Pose:
+    """X_AB, connector b's frame in connector a's, as SNAP puts a mate's second connector:
+    turned by ``initial_angle`` about a's main axis (z) and moved by ``initial_position``
+    along it."""
+    angle = initial_angle if kind in ("hinge", "cylindrical") else 0.0
+    shift = initial_position if kind in ("prismatic", "cylindrical") else 0.0
+    return Pose.from_xyz_rpy(0.0, 0.0, shift, 0.0, 0.0, angle)
+
+
+class MateIncludedParts(Macro):
+    """Mate connector ``connector_b`` of an included part to ``connector_a`` as SDFormat
+    can store it (it has no mates): one undo step of
+
+    * the include holding b (the nearest on b's key; the document's own, and not holding
+      a) gets ``placement_frame`` = b as that include names it and ``<pose
+      relative_to=a>`` = the mate's offset (:func:`mate_offset`): libsdformat puts the
+      placement frame there, so b lands on a turned by ``initial_angle`` about a's main
+      axis (z) or moved ``initial_position`` along it, as SNAP would;
+    * a joint ``name`` (default: the mate type, made unique) from the link holding a
+      (parent) to the link holding b (child): hinge -> revolute and prismatic ->
+      prismatic about / along z expressed in b's frame, lock -> fixed, ball -> ball.
+
+    ``connector_a`` may be ``world`` in a world (the world frame, z up: OpenPLX's world
+    connector).  Refused (:class:`EditRefused`) for cylindrical and distance mates (no
+    SDFormat joint), OpenPLX documents (they keep mates: :func:`AddMateBetween`), a b that
+    is in no include or in an include of an included file, both connectors in one include,
+    an a outside the include's model (SDFormat never refers upwards), an a placed relative
+    to b's part (a cycle), and files whose SDFormat version cannot say it (placement
+    frames are 1.8, joints in a world 1.10)."""
+
+    def __init__(self, document: Document, connector_a: str, connector_b: str,
+                 mate_type: str, initial_angle: float = 0.0, initial_position: float = 0.0,
+                 name: str | None = None) -> None:
+        from ..frames.scope import Unresolved
+        from .placing import _parent_scope, _target_name
+        kind = _mate_kind(mate_type)
+        if kind not in MATE_TYPES:
+            raise EditRefused(f"unknown mate type [{mate_type}]; one of {', '.join(MATE_TYPES)}")
+        if kind in _NO_JOINT:
+            raise EditRefused(_NO_JOINT[kind])
+        if _keeps_mates(document):
+            raise EditRefused("an OpenPLX document keeps mates as mates (AddMateBetween); "
+                              "placements and joints are how an SDFormat document mates parts")
+        angle = _finite(initial_angle or 0.0, "initial_angle")
+        position = _finite(initial_position or 0.0, "initial_position")
+        if angle and kind != "hinge":
+            raise EditRefused(f"a {kind} mate has no initial_angle")
+        if position and kind != "prismatic":
+            raise EditRefused(f"a {kind} mate has no initial_position")
+        if connector_b == WORLD:
+            raise EditRefused("the second connector is the one placed, and the world does "
+                              "not move: swap the connectors")
+        if connector_a == connector_b:
+            raise EditRefused("a mate joins two different connectors")
+        for what, key in (("first", connector_a), ("second", connector_b)):
+            if key == WORLD:
+                continue
+            node = _element(document, key, f"{what} connector")
+            if not isinstance(node, MateConnector):
+                raise EditRefused(f"[{key}] is a {node.kind}, not a mate connector: a mate "
+                                  "joins two mate connectors")
+        a_key = connector_a if connector_a == WORLD else _canonical_key(document, connector_a)
+        b_key = _canonical_key(document, connector_b)
+        held = _holding_include(document, b_key)
+        if held is None:
+            raise EditRefused(f"[{b_key}] is in no included part: SDFormat places included "
+                              "parts, so the second connector must belong to one")
+        include, inc_key = held
+        if is_inside_include(include, document.root):
+            raise EditRefused(f"[{b_key}] belongs to [{inc_key}], which is included by "
+                              f"another included file: place [{inc_key}] in that file")
+        if a_key.startswith(inc_key + SEP):
+            raise EditRefused(f"both connectors belong to the included part [{inc_key}]: an "
+                              "included part's connectors are mated in its own file")
+        part = include.effective_name
+        b_name = b_key[len(inc_key) + len(SEP):]
+        parent = include.parent
+        parent_key = document.key(parent) if parent is not None else ROOT
+        scope = _parent_scope(document, parent) if parent is not None else None
+        if scope is None:
+            raise EditRefused(f"the frames around [{inc_key}] cannot be resolved")
+        version = _version_of(document)
+        if version is not None and version < (1, 8):
+            raise EditRefused(f"placement frames need SDFormat 1.8 or later; this file is "
+                              f"{document.version}")
+        if a_key == WORLD:
+            if not isinstance(parent, World):
+                raise EditRefused(f"[{inc_key}] is in a model, which cannot refer to the world "
+                                  "frame: mate it to a connector in that model")
+            a_name = WORLD
+        else:
+            try:
+                a_name = _target_name(document, scope, parent_key, a_key)
+            except EditRefused as exc:
+                if "outside" in str(exc):
+                    raise EditRefused(f"[{a_key}] is outside [{parent_key or 'the top'}], "
+                                      f"which holds [{inc_key}]: an include is placed only "
+                                      "relative to frames of its own model") from None
+                raise
+            # a placed (directly or not) relative to b's part: placing the part on a
+            # would close a cycle
+            head, seen = a_name.partition(SEP)[0], set()
+            while head and head not in seen and head != scope.frame_name:
+                if head == part:
+                    raise EditRefused(f"[{a_key}] is placed relative to [{inc_key}]: placing "
+                                      f"[{inc_key}] on it would make a cycle")
+                seen.add(head)
+                vertex = scope.vertices.get(head)
+                if vertex is None:
+                    break
+                head = scope.base_of(vertex).partition(SEP)[0]
+        nested = scope.vertices.get(part).nested if part in scope.vertices else None
+        if nested is None or not nested.has(b_name):
+            raise EditRefused(f"[{b_name}] is not a frame of the part [{inc_key}]")
+        # the links that carry the two connectors
+        graph = document.frames.root
+        try:
+            child_link = graph.body_of(b_key)
+            parent_link = WORLD if a_key == WORLD else graph.body_of(a_key)
+        except Unresolved as exc:
+            raise EditRefused(f"a connector is attached to no link: {exc.reason}") from None
+        for link in (parent_link, child_link):
+            if link != WORLD and not isinstance(document.element(link), Link):
+                raise EditRefused(f"[{link}] is not a link a joint can connect (a static "
+                                  "part?)")
+        if parent_link == child_link:
+            raise EditRefused("both connectors are on the same link")
+        joint_type = MATE_JOINTS[kind]
+        scoped = [k for k in (parent_link, child_link) if k != WORLD]
+        model, scope_key = enclosing_model(document, scoped)
+        joint_name = name or free_name(model, kind)
+        axis = None if joint_type in ("fixed", "ball") else (0.0, 0.0, 1.0)
+        joint = AddJointBetween(document, joint_name, joint_type, parent_link, child_link,
+                                axis=axis)
+        if joint.node.axes:
+            joint.node.axes[0] = replace(joint.node.axes[0],
+                                         expressed_in=name_in(scope_key, b_key))
+        offset = mate_offset(kind, angle, position)
+        commands = [SetField(document, include, "placement_frame", b_name),
+                    SetPose(document, include, offset, a_name), joint]
+        super().__init__(f"Mate {b_key} to {a_key} ({kind}: placed and joined)", commands)
+        self.document, self.include, self.kind = document, include, kind
+        self.node: Joint = joint.node
+        self.offset = offset
+
+
+def _version_of(document: Document) -> tuple[int, int] | None:
+    from .placing import _version
+    if document.format not in ("", "sdformat"):
+        return None
+    return _version(document)

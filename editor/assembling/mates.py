@@ -6,7 +6,10 @@
   optional name; *Create mate* pushes one
   :func:`~snapframe.core.model.connecting.AddMateBetween` (one undo step; with ``world``,
   OpenPLX's connector at the top system's origin, an ``AddMate`` in the top model), SNAP
-  runs again and the bodies move.
+  runs again and the bodies move.  In an SDFormat document the lists hold the connectors
+  of its included OpenPLX parts, and a mate is made as SDFormat keeps it: connector 1's
+  part placed on connector 0 and joined to it
+  (:class:`~snapframe.core.model.connecting.MateIncludedParts`, one undo step).
 * :class:`ConnectorAdder` -- *Add connector…* arms a surface pick in the 3D view
   (``viewport.begin_surface_pick``); the clicked point of a body becomes a connector
   (:func:`~snapframe.core.model.mating.AddMateConnectorAt`) whose main axis is the face
@@ -22,8 +25,10 @@ import math
 
 from PySide6 import QtCore, QtWidgets
 
-from snapframe.core.model import Link, MateConnector, Model
-from snapframe.core.model.connecting import AddMateBetween, enclosing_model, free_name
+from snapframe.core.live.keys import ROOT, is_inside_include, subtree_keys
+from snapframe.core.model import Link, MateConnector, Model, World
+from snapframe.core.model.connecting import (MATE_JOINTS, AddMateBetween, enclosing_model,
+                                             free_name)
 from snapframe.core.model.edits import EditRefused
 from snapframe.core.model.mating import AddMateConnectorAt
 from snapframe.core.model.names import WORLD
@@ -33,7 +38,8 @@ from ..inspector import NumberField
 from ..session import DocumentSession
 from ._common import MUTED_STYLE, OK_STYLE, label, make, note_label, num, show_note
 
-__all__ = ["MateCreator", "ConnectorAdder", "connector_keys", "VALUES_OF"]
+__all__ = ["MateCreator", "ConnectorAdder", "connector_keys", "keeps_mates", "can_mate",
+           "VALUES_OF", "SDF_NOTE"]
 
 #: What each mate type takes from the form: (uses the angle, the field the position is).
 VALUES_OF: dict[str, tuple[bool, str | None]] = {
@@ -47,12 +53,43 @@ _AXES_TIP = ("A connector's triad: blue (z) is its main axis, red (x) its normal
              "main axis and moved by the position along it.")
 
 
+#: What a mate becomes in an SDFormat document (shown above the form there).
+SDF_NOTE = ("Placed and joined: SDFormat keeps mates as a placement and a joint (connector "
+            "1's part is placed on connector 0 and a joint connects their links; "
+            + ", ".join(f"{m} → {j}" for m, j in MATE_JOINTS.items() if j)
+            + "; " + " and ".join(m for m, j in MATE_JOINTS.items() if not j)
+            + " have no SDFormat joint)")
+
+
+def keeps_mates(session: DocumentSession | None) -> bool:
+    """True for documents that store mates as mates (an OpenPLX system); an SDFormat
+    document mates its included OpenPLX parts as placements and joints."""
+    return session is not None and isinstance(session.document.root, Model) and \
+        session.document.format == "openplx"
+
+
 def connector_keys(session: DocumentSession | None) -> list[str]:
-    """Keys of the mate connectors of the document's own models, in document order."""
-    if session is None or not isinstance(session.document.root, Model):
+    """Keys of the mate connectors that can be mated, in document order: an OpenPLX
+    document's own; in an SDFormat document, those of its included (OpenPLX) parts."""
+    if session is None or session.document.root is None:
         return []
     doc = session.document
-    return [doc.key(n) for n in doc.node_list() if isinstance(n, MateConnector)]
+    if keeps_mates(session):
+        return [doc.key(n) for n in doc.node_list() if isinstance(n, MateConnector)]
+    if not isinstance(doc.root, (Model, World)):
+        return []
+    return [key for key, node in subtree_keys(doc.root, ROOT)
+            if isinstance(node, MateConnector) and is_inside_include(node, doc.root)]
+
+
+def can_mate(session: DocumentSession | None) -> bool:
+    """True when the panel can make mates in ``session``'s document: an OpenPLX system, or
+    an SDFormat document that includes parts with mate connectors."""
+    if session is None:
+        return False
+    if keeps_mates(session):
+        return True
+    return session.document.format != "openplx" and bool(connector_keys(session))
 
 
 def _vec(v) -> str:
@@ -110,6 +147,9 @@ class MateCreator(QtWidgets.QWidget):
         self.create_button.setObjectName("create_mate")
         self.create_button.clicked.connect(self.create)
         self.status = note_label(self)
+        self.mode = label(SDF_NOTE, MUTED_STYLE, self, wrap=True)
+        self.mode.setObjectName("sdformat_mates")
+        self.mode.hide()
         self.axes = label("", MUTED_STYLE, self, wrap=True)
         self.axes.setObjectName("chosen_axes")
         self.axes.setToolTip(_AXES_TIP)
@@ -138,6 +178,7 @@ class MateCreator(QtWidgets.QWidget):
         grid.addWidget(self.name, 4, 1, 1, 3)
         grid.addWidget(self.create_button, 4, 4, 1, 3)
         grid.addWidget(self.status, 5, 0, 1, 7)
+        grid.addWidget(self.mode, 6, 0, 1, 7)
         grid.setColumnStretch(1, 2)
         grid.setColumnStretch(3, 1)
         grid.setColumnStretch(5, 1)
@@ -195,8 +236,10 @@ class MateCreator(QtWidgets.QWidget):
         their new keys when ``renamed`` says so)."""
         keys = connector_keys(self.session)
         root = self.session.document.root if self.session is not None else None
-        if isinstance(root, Model):
-            keys.append(WORLD)
+        sdformat = self.session is not None and not keeps_mates(self.session)
+        if isinstance(root, Model) and not sdformat or isinstance(root, World) and keys:
+            keys.append(WORLD)      # an SDFormat model cannot refer to the world frame
+        self.mode.setVisible(sdformat and bool(keys))
         for combo in self.ends:
             current = combo.currentText()
             current = (renamed or {}).get(current, current)
@@ -206,7 +249,9 @@ class MateCreator(QtWidgets.QWidget):
                 combo.addItem(key)
                 if key == WORLD:
                     combo.setItemData(combo.count() - 1, "the world: the top system's origin "
-                                      "(main axis z, normal x)", QtCore.Qt.ItemDataRole.ToolTipRole)
+                                      "(main axis z, normal x)" if not sdformat else
+                                      "the world frame (main axis z, normal x)",
+                                      QtCore.Qt.ItemDataRole.ToolTipRole)
             combo.setCurrentIndex(combo.findText(current) if current else -1)
             combo.blockSignals(False)
         self._suggest_name()
@@ -222,8 +267,13 @@ class MateCreator(QtWidgets.QWidget):
         combo = self.ends[end]
         index = combo.findText(key)
         if index < 0:
-            show_note(self.status, f"[{key}] cannot be mated here: only the connectors of "
-                      "this document's own systems can (an included file's are mated in it)")
+            if self.session is not None and not keeps_mates(self.session):
+                show_note(self.status, f"[{key}] cannot be mated here: only the connectors "
+                          "of included OpenPLX parts can")
+            else:
+                show_note(self.status, f"[{key}] cannot be mated here: only the connectors "
+                          "of this document's own systems can (an included file's are "
+                          "mated in it)")
             return False
         combo.setCurrentIndex(index)
         return True
@@ -275,8 +325,13 @@ class MateCreator(QtWidgets.QWidget):
             show_note(self.status, reason)
             return reason
         key = session.document.key(command.node)
-        show_note(self.status, f"Created {kind} '{key}': SNAP placed the bodies again "
-                  "(undo removes it)", OK_STYLE)
+        if getattr(command, "include", None) is not None:
+            show_note(self.status, f"{kind}: [{second}] placed on [{first}] and joined by "
+                      f"the {command.node.type} joint '{key}' (placed and joined: SDFormat "
+                      "keeps mates as a placement and a joint; undo removes both)", OK_STYLE)
+        else:
+            show_note(self.status, f"Created {kind} '{key}': SNAP placed the bodies again "
+                      "(undo removes it)", OK_STYLE)
         self.name.clear()
         self.created.emit(key)
         return ""
@@ -386,8 +441,7 @@ class MateCreator(QtWidgets.QWidget):
         has_view = _viewport_of(self) is not None
         for button in self.pick_buttons:
             button.setEnabled(has_view)
-        enabled = self.session is not None and isinstance(self.session.document.root, Model)
-        self.create_button.setEnabled(enabled)
+        self.create_button.setEnabled(can_mate(self.session))
 
 
 class ConnectorAdder(QtWidgets.QWidget):

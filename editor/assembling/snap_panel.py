@@ -41,7 +41,8 @@ from ..panels._binding import SessionBinding
 from ..session import DocumentSession
 from ._common import (MONO_STYLE, MUTED_STYLE, Coalescer, hline, label, make, note_label,
                       show_note)
-from .mates import ConnectorAdder, MateCreator, muted_hint
+from .mates import ConnectorAdder, MateCreator, keeps_mates, muted_hint
+from .mates import can_mate as can_mate_parts
 
 __all__ = ["SnapPanel", "MateRow", "mate_rows", "snap_keys", "ANGLE_TYPES", "POSITION_FIELD"]
 
@@ -269,14 +270,19 @@ class SnapPanel(QtWidgets.QWidget):
         session = self.session
         snap = session.live.snap if session is not None else None
         active = bool(snap is not None and snap.active)
-        # mates and connectors are OpenPLX's: other formats cannot keep them
+        # mates and connectors are OpenPLX's: other formats keep a mate of their included
+        # OpenPLX parts as a placement and a joint
         can_mate = session is not None and isinstance(session.document.root, Model) and \
-            (session.document.format == "openplx" or active)
+            (session.document.format == "openplx" or active) or can_mate_parts(session)
         self.make_box.setVisible(can_mate)
         self.placeholder.setVisible(not active)
         self.content.setVisible(active)
         if session is None:
             self.placeholder.setText("No document")
+        elif not active and can_mate and not keeps_mates(session):
+            self.placeholder.setText("This SDFormat document has no mates: mating the "
+                                     "connectors of two included OpenPLX parts places one part "
+                                     "on the other and joins them (placed and joined)")
         elif not active and can_mate:
             self.placeholder.setText("This document has no mates yet: add mate connectors to "
                                      "bodies above, then mate them; SNAP assembles the bodies")

@@ -152,15 +152,21 @@ ASSEMBLY = """<?xml version="1.0"?>
 """
 
 
-def test_connectors_of_an_included_part_are_not_mated_in_the_includer(tmp_path):
+def test_connectors_of_included_parts_are_mated_as_a_placement_and_a_joint(tmp_path):
+    # no SNAP mate lands in the SDFormat file (it could not be saved, nor solved there):
+    # c2 is placed by its pivot on c1's dial centre and joined to it
     shutil.copy(EXAMPLES / "openplx" / "clock.openplx", tmp_path)
     (tmp_path / "a.sdf").write_text(ASSEMBLY)
     doc = _load(tmp_path / "a.sdf")
     assert "c1::face.center" in doc.live.poses
-    with pytest.raises(EditRefused, match="included"):
-        AddMateBetween(doc, "m", "lock", "c1::face.center", "c2::hour_hand.pivot")
-    assert len(doc.commands) == 0 and not doc.live.snap.active
-    assert not doc.diagnostics.errors
+    command = AddMateBetween(doc, "m", "lock", "c1::face.center", "c2::hour_hand.pivot")
+    doc.commands.push(command)
+    assert isinstance(doc.element("m"), Joint) and doc.element("m").type == "fixed"
+    assert not any(isinstance(n, Mate) for n in doc.nodes()) and not doc.live.snap.active
+    table = doc.live.poses
+    assert Pose.from_matrix(table.pose("c2::hour_hand.pivot")).almost_equal(
+        Pose.from_matrix(table.pose("c1::face.center")), 1e-9)
+    assert len(doc.commands) == 1 and not doc.diagnostics.errors
 
 
 # -- SNAP replay ----------------------------------------------------------------------
