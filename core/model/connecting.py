@@ -34,7 +34,8 @@ from .document import Document
 from .edits import (AddJoint, AddMate, AddNode, EditRefused, SetField, SetPose, _finite,
                     scope_names)
 from .names import SEP, WORLD
-from .nodes import MATE_TYPES, Frame, Include, Joint, Link, MateConnector, Model, Node, World
+from .nodes import (MATE_TYPES, Frame, Include, Joint, Link, MateConnector, Model, Node,
+                    PoseSpec, World)
 
 __all__ = ["enclosing_model", "name_in", "free_name", "AddJointBetween", "AddMateBetween",
            "MateIncludedParts", "MATE_JOINTS"]
@@ -381,8 +382,9 @@ class MateIncludedParts(Macro):
         # the links that carry the two connectors
         graph = document.frames.root
         try:
-            child_link = graph.body_of(b_key)
-            parent_link = WORLD if a_key == WORLD else graph.body_of(a_key)
+            child_link = _body_of_connector(document, graph, b_key)
+            parent_link = WORLD if a_key == WORLD else _body_of_connector(document, graph,
+                                                                          a_key)
         except Unresolved as exc:
             raise EditRefused(f"a connector is attached to no link: {exc.reason}") from None
         for link in (parent_link, child_link):
@@ -398,6 +400,10 @@ class MateIncludedParts(Macro):
         axis = None if joint_type in ("fixed", "ball") else (0.0, 0.0, 1.0)
         joint = AddJointBetween(document, joint_name, joint_type, parent_link, child_link,
                                 axis=axis)
+        # the joint frame is on connector b (which lands on a): a hinge turns about the
+        # line through the connectors and a ball about their point, not about the child
+        # link's origin (a joint's default frame); the axis is b's main axis (z)
+        joint.node.pose = PoseSpec(Pose(), name_in(scope_key, b_key), True)
         if joint.node.axes:
             joint.node.axes[0] = replace(joint.node.axes[0],
                                          expressed_in=name_in(scope_key, b_key))
@@ -408,6 +414,25 @@ class MateIncludedParts(Macro):
         self.document, self.include, self.kind = document, include, kind
         self.node: Joint = joint.node
         self.offset = offset
+
+
+def _body_of_connector(document: Document, graph, key: str) -> str:
+    """The link a mate on connector ``key`` acts on: its frame's body, or for a redirected
+    connector (OpenPLX ``RedirectedMateConnector``) its ``redirected_parent``, named from
+    the connector's system (else from the top system of the part, as SNAP looks it up)."""
+    node = document.element(key)
+    redirected = getattr(node, "redirected_parent", "")
+    if not redirected:
+        return graph.body_of(key)
+    scoped = redirected.replace(".", SEP)
+    parts = split_part(key)[0].split(SEP)[:-1]
+    held = _holding_include(document, key)
+    tops = [SEP.join(parts)] + ([held[1]] if held is not None else [])
+    for top in tops:
+        candidate = f"{top}{SEP}{scoped}" if top else scoped
+        if isinstance(document.element(candidate), Link):
+            return candidate
+    raise EditRefused(f"the redirected connector [{key}] names no body [{redirected}]")
 
 
 def _version_of(document: Document) -> tuple[int, int] | None:
