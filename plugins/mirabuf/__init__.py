@@ -1,8 +1,20 @@
 """mirabuf (``.mira``): the protobuf assembly format of Autodesk Synthesis.
 
-For now this package holds only the schema: our own ``.proto`` files in ``proto/`` (package,
-message names and field numbers as HiceS/mirabuf defines them) and the Python modules
-protoc makes from them in :mod:`.generated` (``from snapframe.plugins.mirabuf.generated
-import assembly_pb2``; the root message is ``assembly_pb2.Assembly``).  No file format is
-registered yet.
+The schema is ours: the ``.proto`` files in ``proto/`` (package, message names and field
+numbers as HiceS/mirabuf defines them) and the Python modules protoc makes from them in
+:mod:`.generated` (``from snapframe.plugins.mirabuf.generated import assembly_pb2``; the
+root message is ``assembly_pb2.Assembly``).  :mod:`.reader` turns an assembly into the core
+model (read only for now: no writer, no ``//include`` of ``.mira`` files).
 """
+
+from snapframe.core.formats import FormatDescriptor
+
+FORMAT = FormatDescriptor(
+    name="mirabuf",
+    label="mirabuf (Autodesk Synthesis)",
+    extensions=(".mira",),
+    implementation="snapframe.plugins.mirabuf.format",
+    can_read=True,
+    can_write=False,
+    can_include=False,
+)
