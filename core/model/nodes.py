@@ -21,12 +21,14 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator
 
+import numpy as np
+
 from ..diagnostics import SourceLocation
 from ..pose import IDENTITY, Pose
 
 __all__ = ["Node", "PoseSpec", "World", "Model", "Link", "Joint", "JointAxis", "Frame",
            "MateConnector", "Mate", "MATE_TYPES", "Include", "NestedInclude", "Collision",
-           "Visual", "Geometry", "Inertial", "Plugin", "walk"]
+           "Visual", "Geometry", "MeshData", "Inertial", "Plugin", "walk"]
 
 _ids = itertools.count(1)
 
@@ -83,6 +85,59 @@ class Node:
         return "/" + "/".join(reversed(parts))
 
 
+class MeshData:
+    """Triangles a reader holds in memory instead of in a mesh file: ``vertices`` (n, 3)
+    float64 in the mesh's own units (the geometry's ``scale`` applies, as to a file) and
+    ``faces`` (m, 3) int64 vertex indices; ``name`` suggests a file name to writers.
+
+    A mesh geometry carries it as ``params["data"]``.  It is immutable (read-only arrays)
+    and shared: every instance of a part refers to the same object, and copying params
+    (``dict``, ``copy.copy``, ``copy.deepcopy``) keeps that object.  Two MeshData are
+    equal only when they are the same object (so params compare without touching the
+    arrays), and :meth:`to_json` gives a small summary for JSON output."""
+
+    __slots__ = ("vertices", "faces", "name", "__weakref__")
+
+    def __init__(self, vertices: Any, faces: Any, name: str = "") -> None:
+        V = np.array(vertices, dtype=np.float64).reshape(-1, 3)
+        F = np.array(faces, dtype=np.int64).reshape(-1, 3)
+        V.setflags(write=False)
+        F.setflags(write=False)
+        object.__setattr__(self, "vertices", V)
+        object.__setattr__(self, "faces", F)
+        object.__setattr__(self, "name", str(name or ""))
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("MeshData is immutable")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError("MeshData is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __copy__(self) -> "MeshData":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "MeshData":
+        return self
+
+    def __reduce__(self):
+        return (MeshData, (self.vertices, self.faces, self.name))
+
+    def __repr__(self) -> str:
+        return (f"MeshData({self.name!r}, {len(self.vertices)} vertices, "
+                f"{len(self.faces)} faces)")
+
+    def to_json(self) -> dict:
+        """A JSON-safe summary (no arrays)."""
+        return {"mesh_data": self.name, "vertices": len(self.vertices),
+                "faces": len(self.faces)}
+
+
 @dataclass(eq=False)
 class Geometry:
     """A shape: ``shape`` is the SDFormat element name (box, cylinder, sphere, capsule,
@@ -97,7 +152,9 @@ class Geometry:
     cone     ``radius``, ``length``
     plane    ``normal`` (3), ``size`` (2)
     mesh     ``uri``, ``scale`` (3), ``submesh`` (name or None), ``center_submesh`` (bool),
-             ``resolved_path`` (absolute path or None)
+             ``resolved_path`` (absolute path or None), optionally ``data``: a
+             :class:`MeshData` with the triangles when a reader holds them in memory
+             (``uri`` then names them; writers save them to a file)
     ======== ==================================================================
     """
 

@@ -2,7 +2,8 @@
 
 Primitives follow SDFormat's conventions (box, sphere, ellipsoid centred; cylinder,
 capsule and cone along z, centred on their length); meshes come from the project's mesh
-readers (``snapframe.plugins.meshio``) with their ``<scale>``; a plane is a thin square
+readers (``snapframe.plugins.meshio``) with their ``<scale>``, or from the triangles a
+reader keeps in memory (``params["data"]``) when there is no file; a plane is a thin square
 facing its normal.  Results are cached per geometry value, so the thousand instances of
 one robot share their meshes.  A shape that cannot be drawn (a missing mesh file, a
 heightmap) gives None; the caller shows nothing and the diagnostics say why.
@@ -11,6 +12,7 @@ heightmap) gives None; the caller shows nothing and the diagnostics say why.
 from __future__ import annotations
 
 import math
+import weakref
 from functools import lru_cache
 
 import numpy as np
@@ -255,6 +257,29 @@ def _mesh(path: str, scale: tuple[float, float, float], submesh: str | None,
     return _drawable(Triangles(P * np.array(scale), np.vstack(faces)))
 
 
+#: Drawable shapes of in-memory meshes (``params["data"]``, a core ``MeshData``), per
+#: object and scale.  Weak keys: a closed document's meshes leave the cache with it.
+_DATA_MESHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _data_mesh(data, scale: tuple[float, float, float]) -> Triangles | None:
+    """The triangles of an in-memory mesh (vertices times ``scale``), wound like a file's;
+    computed once per (MeshData, scale)."""
+    try:
+        per_scale = _DATA_MESHES.setdefault(data, {})
+    except TypeError:  # not weak-referenceable: not a MeshData
+        return None
+    if scale not in per_scale:
+        try:
+            V = np.asarray(data.vertices, dtype=float).reshape(-1, 3)
+            F = np.asarray(data.faces, dtype=np.int64).reshape(-1, 3)
+        except (AttributeError, TypeError, ValueError):
+            per_scale[scale] = None
+        else:
+            per_scale[scale] = _drawable(Triangles(V * np.array(scale), F))
+    return per_scale[scale]
+
+
 #: Shapes drawn with a number of segments around (see :func:`segments_for`).
 ROUND_SHAPES = frozenset({"cylinder", "sphere", "capsule", "ellipsoid", "cone"})
 
@@ -274,9 +299,15 @@ def shape_mesh(geometry, segments: int = ROUND) -> Triangles | None:
     shape, params = geometry.shape, geometry.params
     if shape == "mesh":
         path = params.get("resolved_path")
-        if not path:
+        try:
+            scale = tuple(float(v) for v in params.get("scale") or (1.0, 1.0, 1.0))
+        except (TypeError, ValueError):
             return None
-        scale = tuple(float(v) for v in params.get("scale", (1.0, 1.0, 1.0)))
+        if len(scale) != 3:
+            return None
+        if not path:
+            data = params.get("data")
+            return _data_mesh(data, scale) if data is not None else None
         return _mesh(str(path), scale, params.get("submesh"), bool(params.get("center_submesh")))
     key = tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v)
                        for k, v in params.items()))

@@ -23,9 +23,10 @@ choices made here:
 * **Meshes.** Mesh vertices are in cm in the part definition's frame.  A body's geometry is
   a ``mesh`` whose ``uri`` is ``mirabuf://<part definition>/<body>`` (no file: the
   triangles live in memory) with ``scale`` 0.01 (cm -> m) and ``resolved_path`` None.  The
-  triangles are in the visual's and collision's ``extras["mirabuf_mesh"]``: a
-  :class:`MiraMesh` shared by every instance of the part definition (vertices in cm, float32
-  (n, 3); triangles int32 (m, 3)).
+  triangles are the geometry's ``params["data"]``: a core ``MeshData`` (vertices in cm)
+  shared by every instance of the part definition, which the viewport draws and writers
+  save as mesh files.  The visual's and collision's ``extras["mirabuf_mesh"]`` keep the
+  file's :class:`MiraMesh` (float32 vertices, int32 triangles, normals when given).
 * **Mass.** ``PhysicalProperties`` has mass (kg) and centre of mass (cm, definition frame)
   but no inertia tensor: the tensor comes from the definition's closed meshes at the density
   that gives the file's mass (a solid sphere of the file's volume when the meshes enclose no
@@ -64,6 +65,7 @@ from snapframe.core.loading import LoadContext
 from snapframe.core.model import (Collision, Document, Geometry, Inertial, Joint, JointAxis, Link,
                                   Model, PoseSpec, Visual)
 from snapframe.core.model.names import is_reserved
+from snapframe.core.model.nodes import MeshData
 from snapframe.core.pose import Pose
 
 __all__ = ["read", "read_bytes", "MiraMesh", "MAX_FILE_BYTES", "MAX_INFLATED_BYTES", "Y_UP_TO_Z_UP"]
@@ -403,6 +405,15 @@ class _Converter:
         self.meshes[(def_key, index)] = out
         return out
 
+    def mesh_data_of(self, def_key: str, index: int, mesh: MiraMesh, name: str) -> MeshData:
+        """The body's triangles as the core's :class:`MeshData` (cm), one object per
+        part definition body, shared by all its instances."""
+        data = self.mesh_data.get((def_key, index))
+        if data is None:
+            data = MeshData(mesh.vertices, mesh.triangles, name)
+            self.mesh_data[(def_key, index)] = data
+        return data
+
     def color(self, key: str):
         app = self.materials.appearances.get(key) if key else None
         if app is None or not app.HasField("albedo"):
@@ -483,6 +494,7 @@ class _Converter:
             "user_data": dict(self.parts.user_data.data),
         }
         self.meshes: dict = {}
+        self.mesh_data: dict = {}
         self.mass_cache: dict = {}
         self.bad_meshes: list[str] = []
         self.bmeshes: list[str] = []
@@ -526,11 +538,14 @@ class _Converter:
                     mesh = self.mesh_of(inst.part_definition_reference, i, body)
                     if mesh is None:
                         continue
+                    part_name = _clean(d.info.name, 'part')
+                    body_name = f"{_clean(body.info.name, 'body')}_{i}"
                     geo = Geometry("mesh", {
-                        "uri": f"mirabuf://{_clean(d.info.name, 'part')}/"
-                               f"{_clean(body.info.name, 'body')}_{i}",
+                        "uri": f"mirabuf://{part_name}/{body_name}",
                         "scale": (CM, CM, CM), "submesh": None, "center_submesh": False,
-                        "resolved_path": None})
+                        "resolved_path": None,
+                        "data": self.mesh_data_of(inst.part_definition_reference, i, mesh,
+                                                  f"{part_name}_{body_name}")})
                     label = f"{inst.info.name or 'part'}_{body.info.name or i}"
                     extras = {"mirabuf_mesh": mesh, "mirabuf": {
                         "part_instance": key, "part_definition": inst.part_definition_reference,

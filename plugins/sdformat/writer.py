@@ -32,20 +32,26 @@ from __future__ import annotations
 import copy
 import math
 import os
+import re
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from lxml import etree
 
-from snapframe.core.diagnostics import Code
+from snapframe.core.diagnostics import Code, Diagnostic, Severity
 from snapframe.core.fileio import atomic_write
 from snapframe.core.model import (Collision, Document, Frame, Geometry, Include, Inertial, Joint,
                                   Link, Mate, MateConnector, Model, Node, Plugin, PoseSpec, Visual,
                                   World)
+from snapframe.core.model.nodes import MeshData
 from snapframe.core.pose import IDENTITY, Pose
 
 from .reader import parse_pose_text
 
-__all__ = ["write", "to_string", "to_element"]
+__all__ = ["write", "to_string", "to_element", "stl_bytes", "MeshExport", "plan_mesh_exports",
+           "write_mesh_exports"]
 
 #: The children the reader turns into nodes, per container: the writer makes those be the
 #: container's entities (an entity removed by an edit loses its element) and leaves every
@@ -443,6 +449,108 @@ def report_unwritten_mates(document: Document, flatten: bool = False) -> None:
                                              "keep the mate, it is not saved", plan.mate.source)
 
 
+# -- meshes held in memory ----------------------------------------------------------------
+#: While a save runs: id(MeshData) -> the URI its exported file is written as.
+_EXPORTED_URIS: ContextVar[dict] = ContextVar("exported_mesh_uris", default={})
+
+_STL_TRIANGLE = np.dtype([("normal", "<f4", (3,)), ("vertices", "<f4", (3, 3)),
+                          ("attribute", "<u2")])
+
+
+def stl_bytes(vertices, faces, header: bytes = b"snapframe") -> bytes:
+    """A binary STL of the triangles: an 80-byte header, the little-endian uint32 count,
+    then per triangle its unit normal and three vertices (float32) and a zero uint16."""
+    V = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
+    F = np.asarray(faces, dtype=np.int64).reshape(-1, 3)
+    tri = V[F]                                        # (m, 3, 3)
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    n = np.divide(n, length, out=np.zeros_like(n), where=length > 0)
+    out = np.zeros(len(F), dtype=_STL_TRIANGLE)
+    out["normal"] = n
+    out["vertices"] = tri
+    return (header[:80].ljust(80, b" ") + np.uint32(len(F)).astype("<u4").tobytes()
+            + out.tobytes())
+
+
+@dataclass
+class MeshExport:
+    """One in-memory mesh to be written as a file: ``path`` (absolute) and ``uri`` (as the
+    written file refers to it, relative to its folder)."""
+
+    data: MeshData
+    path: Path
+    uri: str
+
+
+def _has_file(params: dict) -> bool:
+    path = params.get("resolved_path")
+    return bool(path) and os.path.isfile(str(path))
+
+
+def plan_mesh_exports(parts, target: str | Path) -> list[MeshExport]:
+    """The mesh files a save to ``target`` writes for ``parts`` (visuals and collisions):
+    one STL per :class:`MeshData` of a mesh geometry without a file, however many parts
+    share it, in ``<target stem>_meshes/`` next to ``target``."""
+    target = Path(target).resolve()
+    folder_name = f"{target.stem}_meshes"
+    exports: dict[int, MeshExport] = {}
+    used: set[str] = set()
+    for part in parts:
+        geo = getattr(part, "geometry", None)
+        if geo is None or geo.shape != "mesh":
+            continue
+        data = geo.params.get("data")
+        if not isinstance(data, MeshData) or id(data) in exports or _has_file(geo.params):
+            continue
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "_", data.name).strip("._-") or "mesh"
+        name, k = base, 1
+        while name.lower() in used:
+            k += 1
+            name = f"{base}_{k}"
+        used.add(name.lower())
+        exports[id(data)] = MeshExport(data, target.parent / folder_name / f"{name}.stl",
+                                       f"{folder_name}/{name}.stl")
+    return list(exports.values())
+
+
+def write_mesh_exports(document: Document, exports: list[MeshExport], target: str | Path
+                       ) -> list[MeshExport]:
+    """Write ``exports`` (atomically, each); report in ``document.diagnostics`` what was
+    written (info) and what could not be (warning).  Returns the ones written."""
+    from snapframe.core.fileio import atomic_write as write_file
+    written, failed = [], []
+    for e in exports:
+        try:
+            write_file(e.path, stl_bytes(e.data.vertices, e.data.faces,
+                                         f"snapframe mesh {e.data.name}".encode("ascii",
+                                                                                "replace")))
+        except OSError as exc:
+            failed.append((e, exc))
+        else:
+            written.append(e)
+    where = document.root.source if document.root is not None else None
+    if written:
+        folder = written[0].path.parent
+        names = ", ".join(e.path.name for e in written)
+        document.diagnostics.add(Diagnostic(
+            Severity.INFO, Code.CONVERSION_ERROR,
+            f"{Path(target).name}: the meshes held in memory were written as {len(written)} "
+            f"STL file{'s' if len(written) != 1 else ''} in {folder}: {names}",
+            where.file if where else "", where.line if where else 0))
+    if failed:
+        listed_ = "; ".join(f"{e.path} ({exc.strerror or exc})" for e, exc in failed)
+        document.diagnostics.warning(
+            Code.CONVERSION_ERROR, f"{Path(target).name}: mesh files could not be written, "
+            f"their geometries keep URIs no reader can load: {listed_}", where)
+    return written
+
+
+def _export_parts(document: Document, flatten: bool) -> list:
+    return [n for n in document.nodes(into_includes=flatten)
+            if isinstance(n, (Visual, Collision))]
+
+
 def geometry_element(geo: Geometry) -> etree._Element:
     g = etree.Element("geometry")
     if geo.shape == "empty":
@@ -450,8 +558,12 @@ def geometry_element(geo: Geometry) -> etree._Element:
         return g
     shape = etree.SubElement(g, geo.shape)
     for key, value in geo.params.items():
-        if key in ("resolved_path", "center_submesh") or value is None:
+        if key in ("resolved_path", "center_submesh", "data") or value is None:
             continue
+        if key == "uri" and geo.shape == "mesh":
+            exported = _EXPORTED_URIS.get().get(id(geo.params.get("data")))
+            if exported is not None:
+                value = exported
         if key == "submesh":
             sub = etree.SubElement(shape, "submesh")
             etree.SubElement(sub, "name").text = str(value)
@@ -742,6 +854,23 @@ def write(document: Document, path: str | Path, *, flatten: bool = False) -> Non
     report_unwritten_mates(document, flatten)
     report_unconverted(document, flatten)
     out_dir = Path(path).resolve().parent
-    text, sdf = _serialise(document, flatten, out_dir)
-    _check_depth(document, sdf, flatten)
+    # Meshes a reader holds in memory (params["data"]) become STL files next to the
+    # output; the file refers to them relatively.  Planned first (the URIs), written
+    # after the checks and before the file that names them.
+    exports = plan_mesh_exports(_export_parts(document, flatten), path)
+    token = _EXPORTED_URIS.set({id(e.data): e.uri for e in exports})
+    try:
+        text, sdf = _serialise(document, flatten, out_dir)
+        _check_depth(document, sdf, flatten)
+    finally:
+        _EXPORTED_URIS.reset(token)
+    if exports:
+        written = write_mesh_exports(document, exports, path)
+        if len(written) < len(exports):
+            # the ones not written keep their URIs (and the warning says so)
+            token = _EXPORTED_URIS.set({id(e.data): e.uri for e in written})
+            try:
+                text, sdf = _serialise(document, flatten, out_dir)
+            finally:
+                _EXPORTED_URIS.reset(token)
     atomic_write(path, text)

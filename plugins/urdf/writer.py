@@ -158,8 +158,11 @@ class _Plan:
 
 
 class _Writer:
-    def __init__(self, document: Document, out_dir: Path | None) -> None:
+    def __init__(self, document: Document, out_dir: Path | None,
+                 mesh_uris: dict | None = None) -> None:
         self.document = document
+        #: id(MeshData) -> the exported file's URI (meshes held in memory, see write()).
+        self.mesh_uris = mesh_uris or {}
         self.diags: Diagnostics = document.diagnostics
         self.out_dir = out_dir
         root = document.root
@@ -770,6 +773,9 @@ class _Writer:
         relative to the written file."""
         p = part.geometry.params
         uri = str(p.get("uri") or "")
+        exported = self.mesh_uris.get(id(p.get("data")))
+        if exported is not None:
+            return exported
         if uri.startswith(("package://", "http://", "https://")):
             return uri
         resolved = p.get("resolved_path")
@@ -839,13 +845,15 @@ def _offset(point, axis) -> float:
     return math.sqrt(max(0.0, sum((p - d * a) ** 2 for p, a in zip(point, axis))))
 
 
-def to_string(document: Document, out_dir: Path | None = None) -> str:
+def to_string(document: Document, out_dir: Path | None = None, *,
+              mesh_uris: dict | None = None) -> str:
     """The URDF text of ``document``; raises :class:`NotATree` (reported in the document's
-    diagnostics too) when its links do not form a tree."""
+    diagnostics too) when its links do not form a tree.  ``mesh_uris`` maps id(MeshData)
+    of meshes held in memory to the URIs of the files they are saved as."""
     from snapframe.plugins.nesting import nesting_depth, recursion_headroom
     if document.root is None:
         raise NotATree("the document is empty; there is no robot to write")
-    writer = _Writer(document, out_dir)
+    writer = _Writer(document, out_dir, mesh_uris)
     with recursion_headroom(nesting_depth(document.root)):
         flat = flatten(document, writer.diags)
         if not flat.links:
@@ -860,5 +868,17 @@ def write(document: Document, path: str | Path, **options) -> None:
     """Save ``document`` as URDF at ``path`` (atomically).  What URDF cannot hold is
     reported in ``document.diagnostics``; a document that is not a tree of links raises
     :class:`NotATree` and nothing is written."""
+    from snapframe.plugins.sdformat.writer import plan_mesh_exports, write_mesh_exports
     out_dir = Path(path).resolve().parent
-    atomic_write(path, to_string(document, out_dir))
+    # Meshes a reader holds in memory (params["data"]) become STL files next to the
+    # output (as the SDFormat writer does); planned first, written before the file.
+    exports = plan_mesh_exports([n for n in document.nodes(into_includes=True)
+                                 if isinstance(n, (Visual, Collision))], path)
+    text = to_string(document, out_dir, mesh_uris={id(e.data): e.uri for e in exports})
+    if exports:
+        written = write_mesh_exports(document, exports, path)
+        if len(written) < len(exports):
+            # the ones not written keep their URIs (warned about; findings repeat once)
+            text = to_string(document, out_dir,
+                             mesh_uris={id(e.data): e.uri for e in written})
+    atomic_write(path, text)
