@@ -94,9 +94,10 @@ class MiraMesh:
     normals: np.ndarray | None = None
 
 
-def read(path: str | Path, context: LoadContext | None = None, *, keep_y_up: bool = False
-         ) -> Document:
-    """Read a ``.mira`` file (raw or gzip) as a document whose root is one model."""
+def read(path: str | Path, context: LoadContext | None = None, *, keep_y_up: bool = False,
+         check: bool = True) -> Document:
+    """Read a ``.mira`` file (raw or gzip) as a document whose root is one model
+    (``check``: run the frame graph checks on it, as for a file opened on its own)."""
     file = str(path)
     doc = Document(path=file, format="mirabuf")
     try:
@@ -105,7 +106,7 @@ def read(path: str | Path, context: LoadContext | None = None, *, keep_y_up: boo
         doc.diagnostics.error(Code.FILE_READ, f"Unable to read file:{file}: {exc.strerror or exc}",
                               SourceLocation(file))
         return doc
-    return _read(data, file, doc, keep_y_up)
+    return _read(data, file, doc, keep_y_up, check)
 
 
 def read_bytes(data: bytes, file: str = "", *, keep_y_up: bool = False) -> Document:
@@ -132,7 +133,8 @@ def _inflate(data: bytes) -> bytes:
     return b"".join(out)
 
 
-def _read(data: bytes, file: str, doc: Document, keep_y_up: bool) -> Document:
+def _read(data: bytes, file: str, doc: Document, keep_y_up: bool, check: bool = True
+          ) -> Document:
     where = SourceLocation(file)
     name = file or "<bytes>"
     from google.protobuf.message import DecodeError
@@ -156,7 +158,7 @@ def _read(data: bytes, file: str, doc: Document, keep_y_up: bool) -> Document:
     except _Refused:
         return doc
     doc.root = model
-    if model is not None:
+    if model is not None and check:
         from snapframe.core.frames import check_document  # local: frames imports the model
         check_document(doc)
     return doc
