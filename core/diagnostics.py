@@ -64,6 +64,8 @@ class Code(str, enum.Enum):
     WARNING = "WARNING"
     JOINT_AXIS_EXPRESSED_IN_INVALID = "JOINT_AXIS_EXPRESSED_IN_INVALID"
     CONVERSION_ERROR = "CONVERSION_ERROR"
+    #: A save wrote files besides the one asked for (meshes held in memory, as STL).
+    FILES_WRITTEN = "FILES_WRITTEN"
     PARSING_ERROR = "PARSING_ERROR"
     JOINT_AXIS_MIMIC_INVALID = "JOINT_AXIS_MIMIC_INVALID"
     # Snapframe's own (non-SDFormat) codes.

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..commands import CommandStack
-from ..diagnostics import Diagnostic, Diagnostics
+from ..diagnostics import Diagnostic, Diagnostics, Severity
 from ..events import ChangeKind, DocumentChanged, EventEmitter
 from .nodes import Include, Model, Node, World, walk
 
@@ -157,7 +157,7 @@ class Document:
         # Only a save that kept everything in the document's own structure makes the file
         # the document again: after warnings, what they list is still unsaved.
         faithful = descriptor.name == (self.format or descriptor.name) and not flatten \
-            and not warnings
+            and not any(d.severity >= Severity.WARNING for d in warnings)
         if faithful:
             self.path = str(target)
             self.format = descriptor.name

@@ -534,7 +534,7 @@ def write_mesh_exports(document: Document, exports: list[MeshExport], target: st
         folder = written[0].path.parent
         names = ", ".join(e.path.name for e in written)
         document.diagnostics.add(Diagnostic(
-            Severity.INFO, Code.CONVERSION_ERROR,
+            Severity.INFO, Code.FILES_WRITTEN,
             f"{Path(target).name}: the meshes held in memory were written as {len(written)} "
             f"STL file{'s' if len(written) != 1 else ''} in {folder}: {names}",
             where.file if where else "", where.line if where else 0))
