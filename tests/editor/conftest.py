@@ -31,6 +31,20 @@ def session(qtbot, example_copy):
 
 
 @pytest.fixture
+def viewport(qtbot, session):
+    """The 3D view of ``session`` at 640 x 480, on screen, its first frame drawn."""
+    from snapframe.editor.viewport.widget import Viewport
+    view = Viewport(session)
+    qtbot.addWidget(view)
+    view.resize(640, 480)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(lambda: view.render_count > 0)
+    yield view
+    view.close_view()
+
+
+@pytest.fixture
 def no_modal_dialogs(monkeypatch):
     """A modal dialog would wait for a user that is not there: record it instead."""
     from PySide6 import QtWidgets

@@ -11,19 +11,6 @@ from PySide6.QtTest import QTest
 from widget_actions import LEFT, NONE
 
 
-@pytest.fixture
-def viewport(qtbot, session):
-    from snapframe.editor.viewport.widget import Viewport
-    view = Viewport(session)
-    qtbot.addWidget(view)
-    view.resize(640, 480)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.render_count > 0)
-    yield view
-    view.close_view()
-
-
 def drag(widget, start: QtCore.QPoint, end: QtCore.QPoint, steps: int = 8) -> None:
     QTest.mousePress(widget, LEFT, NONE, start)
     for i in range(1, steps + 1):

@@ -13,19 +13,6 @@ from snapframe.editor.viewport.shapes import shape_mesh
 from snapframe.editor.viewport.vtkdata import points_of
 
 
-@pytest.fixture
-def viewport(qtbot, session):
-    from snapframe.editor.viewport.widget import Viewport
-    view = Viewport(session)
-    qtbot.addWidget(view)
-    view.resize(640, 480)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.render_count > 0)
-    yield view
-    view.close_view()
-
-
 def drawn_points(layer, key: str) -> np.ndarray:
     inst = layer.instances[layer.index[key]]
     return points_of(layer.mesh)[inst.point_start:inst.point_start + len(inst.shape.points)]

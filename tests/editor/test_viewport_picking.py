@@ -14,19 +14,6 @@ from snapframe.core.pose import Pose
 from widget_actions import LEFT, NONE
 
 
-@pytest.fixture
-def viewport(qtbot, session):
-    from snapframe.editor.viewport.widget import Viewport
-    view = Viewport(session)
-    qtbot.addWidget(view)
-    view.resize(640, 480)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.render_count > 0)
-    yield view
-    view.close_view()
-
-
 def click(view, point: QtCore.QPoint) -> None:
     QTest.mouseClick(view.widget, LEFT, NONE, point)
 

@@ -15,19 +15,6 @@ from PySide6.QtTest import QTest
 from widget_actions import LEFT, NONE
 
 
-@pytest.fixture
-def viewport(qtbot, session):
-    from snapframe.editor.viewport.widget import Viewport
-    view = Viewport(session)
-    qtbot.addWidget(view)
-    view.resize(640, 480)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.render_count > 0)
-    yield view
-    view.close_view()
-
-
 # -- the offscreen view on a screen of another pixel ratio ------------------------------
 def test_another_pixel_ratio_renders_at_its_size_and_then_rests(qtbot, viewport):
     """A window moved to a screen of another pixel ratio keeps its widget size (no
