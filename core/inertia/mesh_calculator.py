@@ -7,7 +7,9 @@ density never re-reads or re-integrates: scale is an O(1) affine map of the cach
 integrals, density a factor.  The status-change time catches tools that restore the old
 modification time (``cp -p``, ``tar``, ``rsync -t``); a file changed within the file
 system's timestamp granularity of being read is "racy" (like git's racily-clean index
-entries) and is also compared by content until that window has passed.
+entries) and is also compared by content until that window has passed.  A mesh a reader
+holds in memory (``params["data"]``, a core MeshData, with no file) is analysed from its
+triangles, once per object.
 
 Files are read by a *mesh loader* (the contract is in :mod:`.mesh_loader`): the one a
 plugin registers in the ``snapframe.mesh_loaders`` entry-point group, found on the first
@@ -26,6 +28,7 @@ import os
 import stat
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -195,6 +198,26 @@ class MeshCache:
 
 
 _CACHE = MeshCache()
+#: Analyses of in-memory meshes (core MeshData), per object; weak: they leave with it.
+_DATA_ANALYSES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_DATA_LOCK = threading.Lock()
+
+
+def _data_analysis(data, method: str, voxel_size: float | None) -> MeshAnalysis:
+    """Unit-density analysis of an in-memory mesh (its own units and frame), cached."""
+    key = (method, None if voxel_size is None else float(voxel_size))
+    with _DATA_LOCK:
+        found = _DATA_ANALYSES.get(data, {}).get(key)
+    if found is not None:
+        return found
+    V = np.asarray(data.vertices, dtype=float).reshape(-1, 3)
+    F = np.asarray(data.faces, dtype=np.int64).reshape(-1, 3)
+    if len(F) == 0:
+        raise ValueError("mesh has no triangles")
+    result = analyze_mesh(V, F, method=method, voxel_size=voxel_size)
+    with _DATA_LOCK:
+        _DATA_ANALYSES.setdefault(data, {})[key] = result
+    return result
 
 
 def mesh_cache() -> MeshCache:
@@ -219,11 +242,14 @@ def mesh_integrals_for_geometry(props: CalculatorInput, diagnostics: Diagnostics
     cname = props.collision_name
     uri = params.get("uri", "")
     path = params.get("resolved_path")
-    if not path:
+    data = params.get("data") if not path else None   # triangles a reader holds in memory
+    if not path and data is None:
         diagnostics.error(Code.URI_INVALID,
                           f"Cannot compute the inertia of mesh '{uri}' (collision {cname}): "
                           "the file was not found.", where, element)
         return None
+    if data is not None:
+        path = uri or "in-memory mesh"
     try:
         scale = _scale(params)
     except (TypeError, ValueError) as exc:
@@ -257,7 +283,10 @@ def mesh_integrals_for_geometry(props: CalculatorInput, diagnostics: Diagnostics
     submesh = params.get("submesh") or None
     center = bool(params.get("center_submesh", False))
     try:
-        analysis, names = mesh_cache().analysis(path, submesh, center, method, h_mesh)
+        if data is not None:
+            analysis = _data_analysis(data, method, h_mesh)
+        else:
+            analysis, names = mesh_cache().analysis(path, submesh, center, method, h_mesh)
     except KeyError:
         try:
             names = [p.name for p in mesh_cache()._entry(path).parts]

@@ -1,6 +1,6 @@
 """The implementation module the ``mirabuf`` descriptor names (loaded on first use).
 
-``read`` opens a ``.mira`` file as a document; ``parse_include`` is the custom model parser
+``read`` opens a ``.mira`` file as a document, ``write`` saves one; ``parse_include`` is the custom model parser
 that lets an SDFormat ``//include`` name a ``.mira`` file: the included model is the one
 ``read`` gives (its links, joints and in-memory meshes), placed by the include.  The core
 loader parses each file once per load and shares the model among its includes.
@@ -14,8 +14,9 @@ from snapframe.core.diagnostics import Diagnostic, SourceLocation
 from snapframe.core.model import Model, NestedInclude
 
 from .reader import read
+from .writer import write
 
-__all__ = ["read", "parse_include"]
+__all__ = ["read", "write", "parse_include"]
 
 
 def _include_location(include: NestedInclude) -> SourceLocation | None:

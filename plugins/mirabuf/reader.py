@@ -168,6 +168,7 @@ class _Refused(Exception):
     """Reported already; the file gives no model."""
 
 
+_EYE3 = np.eye(3)
 _NAME_BAD = re.compile(r"[^A-Za-z0-9_.\-]+")
 
 
@@ -189,9 +190,13 @@ def _matrix(t) -> np.ndarray | None:
 
 def _orthonormal(R: np.ndarray) -> tuple[np.ndarray, bool]:
     """``R`` if it is a rotation, else the nearest rotation (and False)."""
-    if np.all(np.isfinite(R)) and np.allclose(R.T @ R, np.eye(3), atol=1e-6) \
-            and np.linalg.det(R) > 0:
-        return R, True
+    # (plain arithmetic: np.allclose and np.linalg.det cost more than the rest of a
+    # thousand-instance tree)
+    E = R.T @ R - _EYE3
+    if abs(E).max() <= 1e-6:     # false for NaN
+        (a, b, c), (d, e, f), (g, h, i) = R.tolist()
+        if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0:
+            return R, True
     if not np.all(np.isfinite(R)):
         return np.eye(3), False
     U, _, Vt = np.linalg.svd(R)
@@ -518,11 +523,13 @@ class _Converter:
         self.link_pose: dict[int, np.ndarray] = {}
         for rid in node_ids:
             keys = self.members[rid]
-            first = keys[0]
+            # named and placed after its first part with geometry (a model or include
+            # written as a part instance of its own has none)
+            first = next((k for k in keys if self.has_bodies(k)), keys[0])
             X_WL = self.pose_of(first)
             link = Link(name=unique(self.iname(first), "link", used), source=self.where)
             link.pose = PoseSpec(Pose.from_matrix(X_WL), "", True, self.where)
-            link.extras["mirabuf"] = {"part_instances": list(keys),
+            link.extras["mirabuf"] = {"part_instances": list(keys), "placed_by": first,
                                       "grounded": rid == self.ground}
             X_LW = np.linalg.inv(X_WL)
             names: set[str] = set()
@@ -585,6 +592,10 @@ class _Converter:
         model.canonical_link = self.link_of[self.ground].name
         self.add_joints(model)
         return model
+
+    def has_bodies(self, key: str) -> bool:
+        d = self.parts.part_definitions.get(self.parts.part_instances[key].part_definition_reference)
+        return d is not None and len(d.bodies) > 0
 
     def density(self, inst, d) -> float | None:
         pm = self.materials.physicalMaterials.get(inst.physical_material) \
@@ -686,6 +697,7 @@ class _Converter:
             model.add(j)
         for key, rp, rc in directed:
             model.add(self.joint(key, ji[key], jd[ji[key].joint_reference], rp, rc, used))
+        model.extras["mirabuf"]["joints"] = [key for key, _, _ in directed]
         if unconverted:
             self.warn("joints SDFormat cannot express here were left out (their parts move "
                       f"freely): {listed(unconverted)}")
@@ -723,7 +735,8 @@ class _Converter:
         j.extras["mirabuf"] = {"key": key, "motion_type": _MOTION_NAMES.get(kind, kind),
                                "user_data": user, "signal_reference": inst.signal_reference,
                                "motor_reference": d.motor_reference,
-                               "parent_part": inst.parent_part, "child_part": inst.child_part}
+                               "parent_part": inst.parent_part, "child_part": inst.child_part,
+                               "sign": sign}
         if kind == _BALL:
             j.type = "ball"
             return j

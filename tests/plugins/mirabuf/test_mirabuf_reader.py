@@ -1,5 +1,5 @@
 """The mirabuf reader: the five real Synthesis exports as core models, SDFormat that
-libsdformat loads, one hand-computed transform, bad input and speed.
+libsdformat loads, one hand-computed transform, bad input (speed: benchmarks/bench_mirabuf.py).
 
 Expected counts come from tests/data/mirabuf/README.md (joints and their types) and from
 Synthesis's rule that each non-grounded joint separates one more rigid body (notes 4.2).
@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import gzip
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -145,7 +144,7 @@ def test_mass_comes_from_the_file():
 
 def test_registered_for_mira_files():
     d = registry.for_path("x.mira")
-    assert d is not None and d.name == "mirabuf" and d.can_read and not d.can_write
+    assert d is not None and d.name == "mirabuf" and d.can_read and d.can_write
 
 
 @pytest.mark.parametrize("data", [b"", b"garbage that is not protobuf \xff\xff\xff\xff",
@@ -182,18 +181,6 @@ def test_gzip_bomb_is_refused(monkeypatch):
     monkeypatch.setattr(r, "MAX_INFLATED_BYTES", 1000)
     doc = read_bytes(gzip.compress(b"\0" * 5000), "bomb.mira")
     assert doc.root is None and "bomb.mira" in doc.diagnostics.errors[0].message
-
-
-def test_field_loads_fast():
-    read(DATA / "FRC_Field_2018_v14.mira")  # warm imports
-    best = min(_timed() for _ in range(3))
-    assert best < 1.0, best  # target 0.3 s on a developer machine; loose for CI
-
-
-def _timed() -> float:
-    t = time.perf_counter()
-    read(DATA / "FRC_Field_2018_v14.mira")
-    return time.perf_counter() - t
 
 
 @pytest.mark.oracle
