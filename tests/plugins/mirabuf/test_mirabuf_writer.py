@@ -446,3 +446,26 @@ def test_an_openplx_model_exports(tmp_path):
     assert not synthesis_problems(a)
     back = read_bytes(encode(a), "back.mira")
     assert back.root is not None and back.root.links
+
+
+def test_a_urdf_robot_with_a_mesh_file_exports():
+    from snapframe.plugins.meshio import load_collision_mesh
+    path = REPO / "tests" / "data" / "urdf" / "arm.urdf"
+    doc = load(path, LoadContext(use_environment=False))
+    assert not doc.diagnostics.has_errors()
+    diags = Diagnostics()
+    a = assembly_of(doc, diags)
+    assert not synthesis_problems(a)
+    assert not any("could not be read" in d.message for d in diags)
+    # the STL's triangles are a body of the link that shows it
+    stl = load_collision_mesh(REPO / "tests" / "data" / "urdf" / "meshes" / "tool.stl")
+    triangles = sum(len(s.faces) for s in stl.submeshes)
+    counts = [len(b.triangle_mesh.mesh.indices) // 3
+              for d in a.data.parts.part_definitions.values() for b in d.bodies]
+    assert triangles in counts
+    back = read_bytes(encode(a), "arm.mira")
+    g, gb = FrameGraph(doc), FrameGraph(back)
+    top = doc.root.name
+    for link in back.root.links:
+        placed = link.extras["mirabuf"]["placed_by"]
+        assert gb.pose(link.name).almost_equal(g.pose(f"{top}::{placed}"), 1e-6), placed
