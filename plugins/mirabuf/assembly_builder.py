@@ -53,7 +53,6 @@ from snapframe.core.model import (Collision, Document, Geometry, Include, Joint,
                                   Visual, World)
 from snapframe.core.model.names import MODEL_FRAME, SEP, WORLD
 from snapframe.core.model.tessellation import primitive_triangles
-from snapframe.core.pose import Pose
 
 from .reader import CM, Y_UP_TO_Z_UP
 
@@ -69,7 +68,8 @@ FLAT_SHADING_LIMIT = 20000
 
 _REVOLUTE, _SLIDER, _BALL = 1, 2, 6
 _GROUNDED = "grounded"
-_ROOT = "root"
+#: The root part instance's key: reserved in SDFormat (``__...__``), so no link is named so.
+_ROOT = "__root__"
 
 
 @dataclass
@@ -146,10 +146,21 @@ class AssemblyBuilder:
         self.graph = FrameGraph(document)
         self.scope = self.graph.root
         self.definitions: dict[int, _Definition] = {}
-        self.def_keys: set[str] = set()
+        parts = self.a.data.parts
+        joints = self.a.data.joints
+        # keys the assembly holds already (content added to a file read) are never reused
+        self.def_keys: set[str] = set(parts.part_definitions)
+        self.taken: set[str] = set(parts.part_instances)
+        self.joint_keys: set[str] = set(joints.joint_definitions) | \
+            set(joints.joint_instances) | {_GROUNDED}
+        self.created_defs: list[str] = []
         self.instances: dict[str, str] = {}          # instance key -> definition key
         self.link_instance: dict[str, Link] = {}     # link instance key -> link
+        self.key_of: dict[str, str] = {}             # scoped name -> instance key
+        self.world_of: dict[str, np.ndarray] = {}    # instance key -> design matrix
         self.known: dict[str, str] = {}              # link of the file read -> instance key
+        self.key_of_joint: dict[str, str] = {}       # scoped joint name -> joint key
+        self.unplaced: list[str] = []
         self.containers: dict[str, str] = {}         # container key -> its model frame
         self.joints: list[tuple[str, Joint]] = []    # (scope prefix, joint)
         self.appearances: dict[tuple, str] = {}
@@ -163,9 +174,14 @@ class AssemblyBuilder:
         self.loader = None
 
     # -- poses -----------------------------------------------------------------------------
-    def world(self, name: str) -> np.ndarray:
-        """Design-frame matrix (cm) of a frame named from the root scope."""
-        X = self.scope.pose_of(name).matrix() if name else np.eye(4)
+    def world(self, name: str) -> np.ndarray | None:
+        """Design-frame matrix (cm) of a frame named from the root scope; None when its
+        pose cannot be resolved (the document's checks say why)."""
+        from snapframe.core.frames import Unresolved
+        try:
+            X = self.scope.pose_of(name).matrix() if name else np.eye(4)
+        except (Unresolved, KeyError, ValueError):
+            return None
         out = np.eye(4)
         out[:3, :3] = self.Ct @ X[:3, :3]
         out[:3, 3] = self.Ct @ X[:3, 3] / CM
@@ -179,7 +195,8 @@ class AssemblyBuilder:
         _info(a, top_name, top_name)
         a.data.parts.info.name = top_name
         root_def = self.container_definition(root, top_name)
-        self.add_instance(_ROOT, root_def, top_name, None, None)
+        self.taken.add(_ROOT)
+        self.add_instance(_ROOT, root_def, top_name, None, np.eye(4))
         tree = a.design_hierarchy.nodes.add()
         tree.value = _ROOT
         self.containers[_ROOT] = MODEL_FRAME if isinstance(root, Model) else WORLD
@@ -187,9 +204,26 @@ class AssemblyBuilder:
             self.walk(root.entities, "", _ROOT, tree, np.eye(4))
         self.add_materials()
         self.add_joints(root)
+        self.set_dynamic(a.dynamic)
         self.group_check()
         self.report()
         return a
+
+    def set_dynamic(self, dynamic: bool) -> None:
+        """The definitions written are dynamic in a robot; in a field they are not (a
+        field's dynamic definitions are its free game pieces)."""
+        for key in self.created_defs:
+            self.a.data.parts.part_definitions[key].dynamic = dynamic
+
+    def instance_key(self, scoped: str) -> str:
+        """A part-instance key for the element ``scoped`` (its name, unless taken)."""
+        key, i = scoped, 1
+        while key in self.taken:
+            i += 1
+            key = f"{scoped}#{i}"
+        self.taken.add(key)
+        self.key_of[scoped] = key
+        return key
 
     def walk(self, entities, prefix: str, parent_key: str, parent_node, parent_world) -> None:
         """Part instances for ``entities`` and everything below them, in document order
@@ -202,10 +236,14 @@ class AssemblyBuilder:
                 stack.pop()
                 continue
             if isinstance(e, Link):
-                key = prefix + e.name
-                W = self.world(key)
-                d = self.link_definition(e)
-                self.add_instance(key, d, key, np.linalg.inv(parent_world) @ W, W)
+                scoped = prefix + e.name
+                W = self.world(scoped)
+                if W is None:
+                    self.unplaced.append(scoped)
+                    continue
+                d = self.link_definition(e, prefix)
+                key = self.instance_key(scoped)
+                self.add_instance(key, d, scoped, np.linalg.inv(parent_world) @ W, W)
                 self.link_instance[key] = e
                 parent_node.children.add().value = key
             elif isinstance(e, (Model, Include)):
@@ -219,18 +257,22 @@ class AssemblyBuilder:
                                   parent_node, parent_world))
                     continue
                 name = e.name if isinstance(e, Model) else e.effective_name
-                key = prefix + name
-                W = self.world(key)
+                scoped = prefix + name
+                W = self.world(scoped)
+                if W is None:
+                    self.unplaced.append(scoped)
+                    continue
                 d = self.container_definition(model, name)
-                self.add_instance(key, d, key, np.linalg.inv(parent_world) @ W, W)
-                self.containers[key] = key
+                key = self.instance_key(scoped)
+                self.add_instance(key, d, scoped, np.linalg.inv(parent_world) @ W, W)
+                self.containers[key] = scoped
                 node = parent_node.children.add()
                 node.value = key
                 if isinstance(e, Include) and e.entities:
                     # the include's own frames and joints live in the including scope
                     stack.append((iter(e.entities), prefix, parent_key, parent_node,
                                   parent_world))
-                stack.append((iter(model.entities), key + SEP, key, node, W))
+                stack.append((iter(model.entities), scoped + SEP, key, node, W))
             elif isinstance(e, Joint):
                 self.joints.append((prefix, e))
             elif e.kind in ("frame", "mate_connector"):
@@ -248,6 +290,7 @@ class AssemblyBuilder:
             inst.transform.spatial_matrix.extend(float(v) for v in local.reshape(-1))
             inst.global_transform.spatial_matrix.extend(float(v) for v in world.reshape(-1))
         self.instances[key] = definition
+        self.world_of[key] = world
 
     # -- part definitions --------------------------------------------------------------------
     def unique_def_key(self, name: str) -> str:
@@ -266,17 +309,21 @@ class AssemblyBuilder:
             pd = self.a.data.parts.part_definitions[d.key]
             _info(pd, d.key, d.name)
             pd.dynamic = True
+            self.created_defs.append(d.key)
         return d.key
 
-    def link_definition(self, link: Link) -> str:
+    def link_definition(self, link: Link, prefix: str) -> str:
+        """The part definition of ``link`` (one per link node: every include of a file
+        shares its definitions); ``prefix`` scopes the frames its parts are posed in."""
         d = self.definitions.get(id(link))
         if d is not None:
             return d.key
         d = _Definition(self.unique_def_key(link.name), link.name)
         self.definitions[id(link)] = d
+        self.created_defs.append(d.key)
         parts = link.visuals or link.collisions
         for i, part in enumerate(parts):
-            tris = self.triangles(part)
+            tris = self.triangles(part, link, prefix)
             if tris is None:
                 continue
             V, F, N = tris
@@ -323,36 +370,33 @@ class AssemblyBuilder:
             m.indices.extend(body.faces.astype(np.int32).reshape(-1).tolist())
         return d.key
 
-    def part_pose(self, part: Visual | Collision, link: Link) -> np.ndarray:
-        """X_LP: the visual or collision in its link frame."""
+    def part_pose(self, part: Visual | Collision, link: Link, prefix: str) -> np.ndarray | None:
+        """X_LP: the visual or collision in its link frame (None: its frame cannot be
+        resolved)."""
+        from snapframe.core.frames import Unresolved
         spec = part.pose
         X = spec.value.matrix() if spec is not None else np.eye(4)
         frame = spec.relative_to if spec is not None else ""
         if frame and frame != link.name:
             # resolved in the link's scope: X_LF @ X_FP
-            prefix = self.prefix_of(link)
-            X = (self.scope.pose_of(prefix + link.name).inverse()
-                 @ self.scope.pose_of(prefix + frame)).matrix() @ X
+            try:
+                X = (self.scope.pose_of(prefix + link.name).inverse()
+                     @ self.scope.pose_of(prefix + frame)).matrix() @ X
+            except (Unresolved, KeyError, ValueError):
+                return None
         return X
 
-    def prefix_of(self, link: Link) -> str:
-        for key, node in self.link_instance.items():
-            if node is link:
-                return key[:len(key) - len(link.name)]
-        return ""
-
-    def triangles(self, part: Visual | Collision):
+    def triangles(self, part: Visual | Collision, link: Link, prefix: str):
         """(vertices cm in the link frame, faces, normals) of a visual or collision."""
         geo: Geometry = part.geometry
         got = self.geometry_triangles(geo)
         if got is None:
             return None
         P, F, N0 = got
-        link = part.parent
-        try:
-            X = self.part_pose(part, link) if isinstance(link, Link) else np.eye(4)
-        except Exception:   # an unresolvable relative_to: the checks report it
-            X = part.pose.value.matrix()
+        X = self.part_pose(part, link, prefix)
+        if X is None:
+            self.unplaced.append(f"{prefix}{link.name}/{part.name}")
+            return None
         R, t = X[:3, :3], X[:3, 3]
         V = (P @ R.T + t) / CM
         if N0 is not None:
@@ -473,20 +517,33 @@ class AssemblyBuilder:
 
     # -- joints ------------------------------------------------------------------------------
     def body(self, name: str) -> str | None:
-        """The link instance a frame (named from the root scope) is attached to."""
+        """The link instance a frame (named from the root scope) is attached to; ``world``
+        for the world; None when it cannot be resolved."""
         try:
             b = self.scope.body_of(name)
-        except Exception:
+        except Exception:   # Unresolved and the like: the checks report it
             return None
         if b in self.known:
             return self.known[b]
-        if b in self.link_instance or b == WORLD:
-            return b
+        if b == WORLD:
+            return WORLD
+        key = self.key_of.get(b)
+        if key in self.link_instance:
+            return key
         if b == MODEL_FRAME or b.endswith(SEP + MODEL_FRAME):
             # a static model is attached to the world: its first link stands for it
             head = b[:-len(MODEL_FRAME)]
-            return next((k for k in self.link_instance if k.startswith(head)), None)
+            return next((k for scoped, k in self.key_of.items()
+                         if scoped.startswith(head) and k in self.link_instance), None)
         return None
+
+    def joint_key(self, scoped: str) -> str:
+        key, i = scoped, 1
+        while key in self.joint_keys:
+            i += 1
+            key = f"{scoped}#{i}"
+        self.joint_keys.add(key)
+        return key
 
     def add_joints(self, root, existing: bool = False) -> None:
         """Joints and rigid groups; unless ``existing`` (content added to an assembly read
@@ -497,39 +554,42 @@ class AssemblyBuilder:
         fixed: list[tuple[str, str]] = []
         grounded: str | None = None
         left_out: list[str] = []
-        self.moving: dict[str, tuple[str, str]] = {}
         written: list[str] = []
         movable: list[tuple] = []
         for prefix, j in self.joints:
-            key = prefix + j.name
+            scoped = prefix + j.name
             parent = WORLD if j.parent_name == WORLD else self.body(prefix + j.parent_name)
             child = self.body(prefix + j.child_name)
             if parent is None or child is None:
-                left_out.append(f"{key} (its links cannot be resolved)")
+                left_out.append(f"{scoped} (its links cannot be resolved)")
                 continue
             if j.type == "fixed":
                 if parent == WORLD and existing:
-                    left_out.append(f"{key} (fixed to the world: only the grounded part is)")
+                    left_out.append(f"{scoped} (fixed to the world: only the grounded part is)")
                 elif parent == WORLD:
                     grounded = grounded or child
                 elif parent != child:
                     fixed.append((parent, child))
                 continue
             if parent == WORLD:
-                left_out.append(f"{key} ({j.type} to the world)")
+                left_out.append(f"{scoped} ({j.type} to the world)")
                 continue
             kind = {"revolute": _REVOLUTE, "continuous": _REVOLUTE, "prismatic": _SLIDER,
                     "ball": _BALL}.get(j.type)
             if kind is None:
-                left_out.append(f"{key} ({j.type})")
+                left_out.append(f"{scoped} ({j.type})")
                 continue
-            movable.append((key, j, prefix, kind, parent, child))
+            movable.append((scoped, j, prefix, kind, parent, child))
         # A joint's parts are its moving body: the child and everything welded to it (as the
         # exporter collects them), so Synthesis puts all of them in one rigid body.
         bodies = _welded(fixed)
-        for key, j, prefix, kind, parent, child in movable:
-            self.add_joint(key, j, prefix, kind, parent, child, bodies.get(child, [child]))
-            written.append(key)
+        for scoped, j, prefix, kind, parent, child in movable:
+            why = self.add_joint(scoped, j, prefix, kind, parent, child,
+                                 bodies.get(child, [child]))
+            if why:
+                left_out.append(f"{scoped} ({why})")
+            else:
+                written.append(self.key_of_joint[scoped])
         self.fixed = fixed
         for a_key, b_key in fixed:
             g = jd.rigid_groups.add()
@@ -580,16 +640,31 @@ class AssemblyBuilder:
                 return e.effective_name
         return ""
 
-    def add_joint(self, key: str, j: Joint, prefix: str, kind: int, parent: str,
-                  child: str, parts: list[str]) -> None:
+    def add_joint(self, scoped: str, j: Joint, prefix: str, kind: int, parent: str,
+                  child: str, parts: list[str]) -> str:
+        """Write joint ``scoped``; returns why it cannot be written, or ''."""
+        W = self.world(scoped)
+        if W is None:
+            return "its pose cannot be resolved"
+        axis_spec = j.axes[0] if j.axes else None
+        R = W[:3, :3]
+        if kind != _BALL:
+            frame = axis_spec.expressed_in if axis_spec else ""
+            if frame and frame != j.name:
+                scope_frame = prefix[:-len(SEP)] if prefix else ""
+                F = self.world(scope_frame if frame == MODEL_FRAME else prefix + frame)
+                if F is None:
+                    return f"its axis frame {frame} cannot be resolved"
+                R = F[:3, :3]
         jd = self.a.data.joints
-        W = self.world(key)
+        key = self.joint_key(scoped)
+        self.key_of_joint[scoped] = key
         d = jd.joint_definitions[key]
-        _info(d, key, key)
+        _info(d, key, scoped)
         d.origin.x, d.origin.y, d.origin.z = (float(v) for v in W[:3, 3])
         d.joint_motion_type = kind
         inst = jd.joint_instances[key]
-        _info(inst, key, key)
+        _info(inst, key, scoped)
         inst.parent_part = child      # the moving side, as the exporter writes it
         inst.child_part = parent
         inst.joint_reference = key
@@ -601,16 +676,8 @@ class AssemblyBuilder:
                 dof = d.custom.dofs.add()
                 dof.name = name
                 dof.axis.x, dof.axis.y, dof.axis.z = axis
-            return
-        axis_spec = j.axes[0] if j.axes else None
+            return ""
         xyz = np.asarray(axis_spec.xyz if axis_spec else (0.0, 0.0, 1.0), dtype=float)
-        frame = axis_spec.expressed_in if axis_spec else ""
-        if frame and frame != j.name:
-            scope_frame = prefix[:-len(SEP)] if prefix else ""
-            name = scope_frame if frame == MODEL_FRAME else prefix + frame
-            R = self.world(name)[:3, :3]
-        else:
-            R = W[:3, :3]
         axis = R @ xyz
         n = float(np.linalg.norm(axis))
         axis = axis / n if n > 0 else np.array([0.0, 0.0, 1.0])
@@ -636,15 +703,128 @@ class AssemblyBuilder:
             if axis_spec.velocity is not None and math.isfinite(axis_spec.velocity) \
                     and axis_spec.velocity > 0:
                 dof.limits.velocity = axis_spec.velocity
+        return ""
 
     # -- rigid bodies as Synthesis groups them ------------------------------------------------
-    def group_check(self) -> None:
-        """Run Synthesis's grouping on the result; keep each model instance with the link
-        its frame is attached to when it would otherwise be a body of its own."""
+    def _grouping(self, rigid_groups: bool = True):
+        """Synthesis's grouping of the assembly so far (the reader's port of it);
+        without ``rigid_groups``, before the rigid groups merge anything."""
+        from types import SimpleNamespace
         from .reader import _Converter
         conv = _Converter(self.a, "", Diagnostics(), False)
+        if not rigid_groups:
+            j = self.a.data.joints
+            conv.joints = SimpleNamespace(joint_instances=j.joint_instances,
+                                          joint_definitions=j.joint_definitions,
+                                          rigid_groups=[])
         conv.build_tree()
         conv.group()
+        return conv
+
+    def _bodies(self) -> dict[str, str]:
+        """Link instance -> its intended rigid body (links welded together share one)."""
+        parent = {k: k for k in self.link_instance}
+
+        def find(k: str) -> str:
+            while parent[k] != k:
+                parent[k] = parent[parent[k]]
+                k = parent[k]
+            return k
+        for a_key, b_key in getattr(self, "fixed", ()):
+            if a_key in parent and b_key in parent:
+                parent[find(a_key)] = find(b_key)
+        return {k: find(k) for k in parent}
+
+    def _explicit(self, conv) -> set[str]:
+        """Instances Synthesis's grouping assigns directly (joint break nodes and parts,
+        the grounded part), not by inheriting from a design-tree ancestor."""
+        out: set[str] = set()
+        for key, ji in self.a.data.joints.joint_instances.items():
+            if key == _GROUNDED:
+                if ji.parts.nodes:
+                    out.add(ji.parts.nodes[0].value)
+                continue
+            if ji.parent_part in conv.tree_parent and ji.child_part in conv.tree_parent:
+                brk = conv.ancestral_break(ji.parent_part, ji.child_part)
+                if brk is not None:
+                    out.update(brk)
+                    stack = list(ji.parts.nodes)
+                    while stack:
+                        n = stack.pop()
+                        out.add(n.value)
+                        stack.extend(n.children)
+        return out
+
+    def _tree_index(self) -> dict[str, tuple]:
+        """Instance key -> (the repeated field holding its node, the node)."""
+        out = {}
+        stack = [self.a.design_hierarchy.nodes]
+        while stack:
+            container = stack.pop()
+            for node in container:
+                out[node.value] = (container, node)
+                stack.append(node.children)
+        return out
+
+    def _reparent(self, key: str, home: str) -> bool:
+        """Move ``key``'s design-tree node (with its subtree) under ``home``, keeping its
+        world pose; False when ``home`` lies inside that subtree."""
+        index = self._tree_index()
+        if key not in index or home not in index:
+            return False
+        container, node = index[key]
+        below, stack = set(), [node]
+        while stack:
+            n = stack.pop()
+            below.add(n.value)
+            stack.extend(n.children)
+        if home in below:
+            return False
+        copy = type(node)()
+        copy.CopyFrom(node)
+        for i, n in enumerate(container):
+            if n.value == key:
+                del container[i]
+                break
+        index[home][1].children.add().CopyFrom(copy)
+        local = np.linalg.inv(self.world_of[home]) @ self.world_of[key]
+        inst = self.a.data.parts.part_instances[key]
+        del inst.transform.spatial_matrix[:]
+        inst.transform.spatial_matrix.extend(float(v) for v in local.reshape(-1))
+        return True
+
+    def group_check(self) -> None:
+        """Run Synthesis's grouping on the result and make it give the document's bodies:
+
+        * a link that would inherit another body's rigid node from a design-tree ancestor
+          (a model instance on the moving side of a joint) is moved, in the design tree,
+          under a part of its own body (its world pose kept);
+        * a model instance left as a body of its own, without parts, joins the link its
+          frame is attached to (a rigid group).
+        """
+        bodies = self._bodies()
+        for _ in range(16):
+            conv = self._grouping(rigid_groups=False)
+            explicit = self._explicit(conv)
+            nodes: dict[int, list[str]] = {}
+            for k in self.link_instance:
+                if k in conv.rigid:
+                    nodes.setdefault(conv.rigid[k], []).append(k)
+            moved = False
+            for r, keys in nodes.items():
+                if len({bodies[k] for k in keys}) < 2:
+                    continue
+                owners = {bodies[k] for k in keys if k in explicit} or {bodies[keys[0]]}
+                for k in keys:
+                    if bodies[k] in owners or k in explicit:
+                        continue
+                    home = next((h for h in self.link_instance if bodies[h] == bodies[k]
+                                 and conv.rigid.get(h) != r and h in explicit), None)
+                    if home is not None and self._reparent(k, home):
+                        moved = True
+            if not moved:
+                break
+        conv = self._grouping()
         bodied = set(self.link_instance) | set(self.known.values())
         members: dict[int, list[str]] = {}
         for k, r in conv.rigid.items():
@@ -669,28 +849,16 @@ class AssemblyBuilder:
     def report_merged(self) -> None:
         """Warn about links Synthesis will weld together that the document keeps apart
         (bodies not connected to the grounded part by any joint, mostly)."""
-        from .reader import _Converter
-        conv = _Converter(self.a, "", Diagnostics(), False)
-        conv.build_tree()
-        conv.group()
-        body: dict[str, str] = {k: k for k in self.link_instance}
-
-        def find(k: str) -> str:
-            while body[k] != k:
-                body[k] = body[body[k]]
-                k = body[k]
-            return k
-        for a_key, b_key in getattr(self, "fixed", ()):
-            if a_key in body and b_key in body:
-                body[find(a_key)] = find(b_key)
+        conv = self._grouping()
+        bodies = self._bodies()
         in_order = [k for k in conv.order if k in self.link_instance]   # design-tree order
         first: dict[str, str] = {}          # body -> its first link
         for k in in_order:
-            first.setdefault(find(k), k)
+            first.setdefault(bodies[k], k)
         together: dict[int, list[str]] = {}
         for k in in_order:
             r = conv.rigid.get(k)
-            if r is not None and first[find(k)] == k:
+            if r is not None and first[bodies[k]] == k:
                 together.setdefault(r, []).append(k)
         merged = [" + ".join(group) for group in together.values() if len(group) > 1]
         if merged:
@@ -700,6 +868,9 @@ class AssemblyBuilder:
 
     # -- warnings ------------------------------------------------------------------------------
     def report(self) -> None:
+        if self.unplaced:
+            self.diag.warning(Code.CONVERSION_ERROR, "elements whose pose cannot be resolved "
+                              f"were left out: {listed(self.unplaced)}")
         if self.frames:
             self.diag.warning(Code.CONVERSION_ERROR, "mirabuf has no frames; not saved: "
                               f"{listed(self.frames)}")

@@ -4,19 +4,36 @@
 that lets an SDFormat ``//include`` name a ``.mira`` file: the included model is the one
 ``read`` gives (its links, joints and in-memory meshes), placed by the include.  The core
 loader parses each file once per load and shares the model among its includes.
+``read_string`` reads bytes as if they were a given file and ``to_string`` gives the
+bytes ``write`` would save (the editor's recovery copies; see the SDFormat plugin's).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from snapframe.core.diagnostics import Diagnostic, SourceLocation
-from snapframe.core.model import Model, NestedInclude
+from snapframe.core.diagnostics import Diagnostic, Diagnostics, SourceLocation
+from snapframe.core.model import Document, Model, NestedInclude
 
-from .reader import read
-from .writer import write
+from .reader import read, read_bytes
+from .writer import assembly_of, encode, write
 
-__all__ = ["read", "write", "parse_include"]
+__all__ = ["read", "write", "parse_include", "read_string", "to_string"]
+
+
+def read_string(data: bytes, context=None, path: str = "") -> Document:
+    """Read ``.mira`` bytes (raw or gzip) as if they were the file ``path``."""
+    if isinstance(data, str):
+        raise TypeError("a mirabuf assembly is bytes, not text")
+    return read_bytes(data, path)
+
+
+def to_string(document: Document, out_dir: Path | None = None, *,
+              compress: bool = True) -> bytes:
+    """The bytes :func:`write` would save (gzip unless ``compress`` is False: a copy
+    taken on the editor's UI thread leaves the compression out).  What mirabuf cannot
+    hold is not reported here."""
+    return encode(assembly_of(document, Diagnostics()), compress)
 
 
 def _include_location(include: NestedInclude) -> SourceLocation | None:

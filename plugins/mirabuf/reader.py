@@ -62,7 +62,7 @@ from snapframe.core.diagnostics import Code, Diagnostics, SourceLocation
 from snapframe.core.fileio import read_regular_file
 from snapframe.core.limits import listed
 from snapframe.core.loading import LoadContext
-from snapframe.core.model import (Collision, Document, Geometry, Inertial, Joint, JointAxis, Link,
+from snapframe.core.model import (Collision, Document, Geometry, Joint, JointAxis, Link,
                                   Model, PoseSpec, Visual)
 from snapframe.core.model.names import is_reserved
 from snapframe.core.model.nodes import MeshData
@@ -311,7 +311,9 @@ class _Converter:
         counter = iter(range(1 << 30))
         ji = self.joints.joint_instances
         not_in_tree: list[str] = []
-        for jkey, inst in ji.items():
+        # in key order: the order files are written in (deterministic serialisation) and
+        # read back by Synthesis; a joint later in the order can reassign a part
+        for jkey, inst in sorted(ji.items()):
             if jkey == _GROUNDED:
                 continue
             a, b = inst.parent_part, inst.child_part
@@ -498,7 +500,7 @@ class _Converter:
         model.extras["mirabuf"] = {
             "guid": info.GUID, "version": info.version, "dynamic": self.a.dynamic,
             "keep_y_up": bool(np.array_equal(self.C, np.eye(3))),
-            "user_data": dict(self.parts.user_data.data),
+            "user_data": dict(self.parts.user_data.data), "name": model.name,
         }
         self.meshes: dict = {}
         self.mesh_data: dict = {}
@@ -530,6 +532,7 @@ class _Converter:
             link = Link(name=unique(self.iname(first), "link", used), source=self.where)
             link.pose = PoseSpec(Pose.from_matrix(X_WL), "", True, self.where)
             link.extras["mirabuf"] = {"part_instances": list(keys), "placed_by": first,
+                                      "name": link.name,
                                       "grounded": rid == self.ground}
             X_LW = np.linalg.inv(X_WL)
             names: set[str] = set()
@@ -577,6 +580,8 @@ class _Converter:
                     masses.append((mp, X_LI))
             if masses:
                 self.set_inertial(link, masses)
+            link.extras["mirabuf"]["visuals"] = len(link.visuals)
+            link.extras["mirabuf"]["mass"] = link.inertial.mass if link.inertial else None
             model.add(link)
             self.link_of[rid] = link
             self.link_pose[rid] = X_WL
@@ -736,7 +741,8 @@ class _Converter:
                                "user_data": user, "signal_reference": inst.signal_reference,
                                "motor_reference": d.motor_reference,
                                "parent_part": inst.parent_part, "child_part": inst.child_part,
-                               "sign": sign}
+                               "sign": sign, "name": j.name,
+                               "parent": parent.name, "child": child.name}
         if kind == _BALL:
             j.type = "ball"
             return j
@@ -745,6 +751,8 @@ class _Converter:
         axis = np.array([dof.axis.x, dof.axis.y, dof.axis.z], dtype=float)
         if kind == _SLIDER:
             axis[0] = -axis[0]  # the exporter writes (-dx, dy, dz)
+        elif self.a.info.version < 5:
+            axis[0] = -axis[0]  # files before version 5 hold revolute axes with x negated
         n = float(np.linalg.norm(axis))
         if not (n > 0 and math.isfinite(n)):
             self.warn(f"joint '{j.name}' has no axis; z is taken")
