@@ -8,6 +8,8 @@
   ``linkat`` and ``rename``.  Elsewhere (or on a filesystem without ``O_TMPFILE``) it is
   written to a named temporary file; either way a temporary that a killed save left
   behind is recognised by its name and removed by the next save to the same target.
+* :func:`atomic_write_many`: many files, each atomic as above, with one sync of each
+  folder at the end instead of one per file (a save writing a hundred mesh files).
 * :func:`read_regular_file`: read a file, refusing FIFOs, devices and oversized files;
   :func:`read_xml_file` with the lower limit for model (XML) files;
   :func:`unreadable_reason` says why a path cannot be read, for a diagnostic.
@@ -28,7 +30,7 @@ try:  # POSIX: a live save holds a lock on its temporary, so others know it is n
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["atomic_write", "read_regular_file", "read_xml_file", "unreadable_reason",
+__all__ = ["atomic_write", "atomic_write_many", "read_regular_file", "read_xml_file", "unreadable_reason",
            "NotARegularFile", "FileTooLarge", "MAX_FILE_BYTES", "MAX_XML_BYTES", "TEMP_SUFFIX"]
 
 #: Temporary files of a save are named ``.<target name>.<random>`` + this suffix.
@@ -51,12 +53,53 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, encoding: str = "ut
     except FileNotFoundError:
         mode = 0o644
     _remove_stale_temporaries(target)
-    fd = _open_unnamed(folder, mode)
+    _write_one(target, payload, mode, sync_folder=True)
+
+
+def atomic_write_many(files: "list[tuple[str | os.PathLike, bytes | str]]",
+                      encoding: str = "utf-8") -> dict[Path, OSError]:
+    """Write each ``(path, data)`` of ``files`` as :func:`atomic_write` does (content
+    synced before the rename, so each file is old or whole after a crash), but sync each
+    folder once, after its last rename, and look for stale temporaries once per folder.
+    A file that cannot be written does not stop the others: returns path -> error for
+    those (empty when all were written)."""
+    failed: dict[Path, OSError] = {}
+    folders: dict[Path, list[tuple[Path, bytes]]] = {}
+    for path, data in files:
+        target = Path(path)
+        payload = data.encode(encoding) if isinstance(data, str) else bytes(data)
+        folders.setdefault(target.parent, []).append((target, payload))
+    for folder, items in folders.items():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            present = os.listdir(folder)
+        except OSError as exc:
+            failed.update((target, exc) for target, _ in items)
+            continue
+        written = False
+        for target, payload in items:
+            try:
+                try:
+                    mode = stat.S_IMODE(os.stat(target).st_mode)
+                except FileNotFoundError:
+                    mode = 0o644
+                _remove_stale_temporaries(target, present)
+                _write_one(target, payload, mode, sync_folder=False)
+                written = True
+            except OSError as exc:
+                failed[target] = exc
+        if written:
+            _sync_folder(folder)     # every rename of the folder made durable at once
+    return failed
+
+
+def _write_one(target: Path, payload: bytes, mode: int, sync_folder: bool) -> None:
+    fd = _open_unnamed(target.parent, mode)
     if fd is not None:
-        named = _write_unnamed(fd, target, payload, mode)
+        named = _write_unnamed(fd, target, payload, mode, sync_folder)
         if named:
             return
-    _write_named(target, payload, mode)
+    _write_named(target, payload, mode, sync_folder)
 
 
 def _temp_name(target: Path) -> Path:
@@ -76,7 +119,8 @@ def _open_unnamed(folder: Path, mode: int) -> int | None:
         raise
 
 
-def _write_unnamed(fd: int, target: Path, payload: bytes, mode: int) -> bool:
+def _write_unnamed(fd: int, target: Path, payload: bytes, mode: int,
+                   sync_folder: bool = True) -> bool:
     """Write through the unnamed ``fd``, name it and rename it over ``target``.  False if
     the file could not be given a name (then nothing is left behind and the caller falls
     back to a named temporary)."""
@@ -103,10 +147,11 @@ def _write_unnamed(fd: int, target: Path, payload: bytes, mode: int) -> bool:
         # it, and the next save to this target removes it (it is unlocked by then).
         os.replace(tmp, target.name, src_dir_fd=dfd, dst_dir_fd=dfd)
         tmp = None
-        try:
-            os.fsync(dfd)  # make the rename itself durable
-        except OSError:
-            pass
+        if sync_folder:
+            try:
+                os.fsync(dfd)  # make the rename itself durable
+            except OSError:
+                pass
         return True
     finally:
         os.close(fd)
@@ -119,7 +164,7 @@ def _write_unnamed(fd: int, target: Path, payload: bytes, mode: int) -> bool:
             os.close(dfd)
 
 
-def _write_named(target: Path, payload: bytes, mode: int) -> None:
+def _write_named(target: Path, payload: bytes, mode: int, sync_folder: bool = True) -> None:
     tmp = _temp_name(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
     done = False
@@ -134,7 +179,8 @@ def _write_named(target: Path, payload: bytes, mode: int) -> None:
             fd = -1
         os.replace(tmp, target)  # still locked while it has the temporary name
         done = True
-        _sync_folder(target.parent)
+        if sync_folder:
+            _sync_folder(target.parent)
     finally:
         if fd >= 0:
             os.close(fd)
@@ -171,14 +217,16 @@ def _sync_folder(folder: Path) -> None:
         os.close(dfd)
 
 
-def _remove_stale_temporaries(target: Path) -> None:
+def _remove_stale_temporaries(target: Path, listed: list[str] | None = None) -> None:
     """Remove temporaries of ``target`` that a killed save left: those no live save holds
     a lock on (or, without locks, older than an hour).  Temporaries of the earlier
-    implementation (``.<name>.XXXXXXXX.tmp``, never locked) go when older than an hour."""
+    implementation (``.<name>.XXXXXXXX.tmp``, never locked) go when older than an hour.
+    ``listed``: the folder's names, when the caller has listed it already."""
     prefix = f".{target.name}."
     legacy = re.compile(re.escape(prefix) + r"[a-z0-9_]{8}\.tmp")
     try:
-        names = [n for n in os.listdir(target.parent) if n.startswith(prefix)]
+        names = [n for n in (os.listdir(target.parent) if listed is None else listed)
+                 if n.startswith(prefix)]
     except OSError:
         return
     for name in names:

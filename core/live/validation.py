@@ -75,7 +75,9 @@ def element_checks(document, out: Diagnostics) -> None:
                 out.error(Code.MODEL_PLACEMENT_FRAME_INVALID, "<pose> is required when "
                           "specifying the placement_frame element", *at(node))
             continue
-        if bad_name and node.kind != "mate":
+        # A plugin's name is its class ("gz::sim::systems::..."), no frame: libsdformat
+        # checks no plugin name for '::'.
+        if bad_name and node.kind not in ("mate", "plugin"):
             if is_reserved(name):
                 out.error(Code.RESERVED_NAME, f"The supplied {node.kind} name [{name}] is "
                           "reserved.", *at(node))

@@ -132,6 +132,8 @@ def part_frames(path: str | Path, search_paths: list[Path] | None = None
     frame first.  The document's diagnostics say what went wrong when it has no root."""
     document = load(path, LoadContext(search_paths=list(search_paths or []),
                                       use_environment=search_paths is None))
+    if isinstance(document.root, World):
+        document = _as_included(Path(path), document, search_paths)
     if document.root is None:
         return document, []
     table = PoseTable(document.frames)   # poses only: no inertia, no SNAP for a preview
@@ -143,6 +145,30 @@ def part_frames(path: str | Path, search_paths: list[Path] | None = None
         if kind in FRAME_KINDS:
             frames.append(PartFrame(key, kind, table.pose(key)))
     return document, frames
+
+
+def _as_included(path: Path, document: Document, search_paths: list[Path] | None) -> Document:
+    """A part file that opens as a world (a floor plan) is placed as an ``//include`` sees
+    it: the model its format's custom model parser makes of it.  Unchanged when the
+    format has none (an SDFormat world cannot be included)."""
+    from snapframe.core.formats import registry
+    from snapframe.core.model import NestedInclude
+    descriptor = registry.for_path(path, capability="read")
+    if descriptor is None or not descriptor.can_include:
+        return document
+    parse = getattr(registry.implementation(descriptor), "parse_include", None)
+    if parse is None:
+        return document
+    name = document.root.name or path.stem
+    context = LoadContext(search_paths=list(search_paths or []),
+                          use_environment=search_paths is None)
+    include = NestedInclude(uri=str(path), resolved_file_name=str(path),
+                            absolute_model_name=name, local_model_name=name, is_static=False)
+    model = parse(include, context)
+    part = Document(path=str(path), format=descriptor.name)
+    part.diagnostics.extend(context.diagnostics)
+    part.root = model
+    return part
 
 
 def unique_name(parent, base: str) -> str:

@@ -9,7 +9,8 @@ mode: every frame's triad, the frame graph and the chain of the selected frame),
 drop-and-place sequence on the bundled arm: ``place_1_drop.png`` (the gripper dropped from
 the library: its ghost on the frame under the drop), ``place_2_frame.png`` (placement frame
 ``mount_point`` on ``gripper_mount``, welded) and ``place_3_placed.png`` (placed: one undo
-step).
+step), and ``floorplan.png`` (the bundled floor plan with its door half open and a door
+added to the other doorway, the Joints panel showing both).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def main() -> int:
         settings = QtCore.QSettings(str(Path(tmp) / "s.ini"), QtCore.QSettings.Format.IniFormat)
         shutil.copytree(EXAMPLES / "flanges", Path(tmp) / "flanges")
         shutil.copytree(EXAMPLES / "arm_gripper", Path(tmp) / "arm_gripper")
+        shutil.copytree(EXAMPLES / "floorplan", Path(tmp) / "floorplan")
         ed = Editor(show=True, settings=settings)
         ed.window.resize(1500, 940)
         ed.open(Path(tmp) / "flanges" / "super_armio_bros.sdf")
@@ -52,8 +54,10 @@ def main() -> int:
         ed.window.set_teaching(False)
         ed.window.act_teaching.setChecked(False)
         place_sequence(ed, Path(tmp) / "arm_gripper")
+        floorplan_shot(ed, Path(tmp) / "floorplan")
         ed.close()
-    for name in ("main_window", "teaching", "place_1_drop", "place_2_frame", "place_3_placed"):
+    for name in ("main_window", "teaching", "place_1_drop", "place_2_frame", "place_3_placed",
+                 "floorplan"):
         print(HERE / f"{name}.png")
     return 0
 
@@ -100,6 +104,35 @@ def place_sequence(ed, folder: Path) -> None:
     QTest.mouseClick(panel.place_button, QtCore.Qt.MouseButton.LeftButton)
     settle()
     ed.screenshot(HERE / "place_3_placed.png", window=True)
+
+
+def floorplan_shot(ed, folder: Path) -> None:
+    """The bundled floor plan from above the hall's corner: its door half open (the start
+    state), a default door added to the kitchen-hall doorway and turned, the Joints panel."""
+    import numpy as np
+    from snapframe.editor.floorplan import add_door
+    window = ed.window
+    ed.open(folder / "flat.fpm")   # its door is read from flat.doors/ beside it
+    for _ in range(20):        # the view's first frame (fitted at its size) comes first
+        ed.app.processEvents()
+        time.sleep(0.02)
+    add_door(window.session, "kitchen_hall")
+    window.session.selection.clear()
+    window.joints_dock.show()
+    window.joints_dock.raise_()
+    ed.app.processEvents()
+    window.joints.set_position("kitchen_hall_door::hinge", 1.1)
+    view = window.current.viewport
+    bounds = np.array(view.mirror.bounds()).reshape(3, 2)
+    centre = bounds.mean(axis=1)
+    direction = np.array([-0.3, -0.8, 1.3]) / np.linalg.norm([-0.3, -0.8, 1.3])
+    distance = float(np.linalg.norm(bounds[:, 1] - bounds[:, 0]))
+    view.canvas.set_camera(tuple(centre + direction * distance), tuple(centre), (0, 0, 1))
+    view.fit()                 # (from that side, the whole plan in the picture)
+    for _ in range(20):
+        ed.app.processEvents()
+        time.sleep(0.02)
+    ed.screenshot(HERE / "floorplan.png", window=True)
 
 
 if __name__ == "__main__":
