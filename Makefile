@@ -12,7 +12,7 @@ SYSTEM_PACKAGES := xvfb xauth libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libegl
 	libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 \
 	libdbus-1-3 libfontconfig1 libxrender1 libxi6
 
-.PHONY: run test bench system-deps clean
+.PHONY: run test bench package system-deps clean
 
 # Stock Debian ships venv separately (python3-venv): install it when venv creation fails.
 $(BIN)/python:
@@ -29,8 +29,9 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# `package` too: tests/test_packaging_app.py builds the application with PyInstaller.
 $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,package]"
 	touch $@
 
 # Opens the editor (Qt needs the same X/GL libraries as the tests: installed when missing).
@@ -52,17 +53,19 @@ system-deps:
 # binary is missing.  If it cannot be built, the oracle tests skip and say why.
 ORACLE_PACKAGES := libsdformat-dev g++ pkg-config
 ORACLE := tests/oracle/build/sdf_oracle
+# The freedesktop validators tests/test_packaging_app.py runs, and strip for the application.
+CHECK_PACKAGES := desktop-file-utils appstream shared-mime-info binutils
 
 # pytest's exit 5 ("no tests collected") is passed on as success.
 test: $(VENV)/.installed-test system-deps
-	@missing=""; for p in $(ORACLE_PACKAGES); do \
+	@missing=""; for p in $(ORACLE_PACKAGES) $(CHECK_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-		echo "installing oracle build packages:$$missing"; \
+		echo "installing oracle build and check packages:$$missing"; \
 		SUDO=""; [ "$$(id -u)" -ne 0 ] && SUDO=sudo; \
 		{ $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; } \
-			|| echo "warning: could not install$$missing; the oracle tests will be skipped"; \
+			|| echo "warning: could not install$$missing; the tests needing them will be skipped"; \
 	fi
 	@[ -x $(ORACLE) ] || sh tests/oracle/build.sh || echo "warning: $(ORACLE) could not be built; the oracle tests will be skipped"
 	xvfb-run -a -s "-screen 0 1280x1024x24" $(BIN)/python -m pytest; s=$$?; [ $$s -eq 5 ] && s=0; exit $$s
@@ -71,5 +74,21 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	$(BIN)/python benchmarks/run_all.py
 
+# The one-folder application: dist/snapframe/snapframe (packaging/pyinstaller/snapframe.spec;
+# PyInstaller comes with the `package` extra).  Run it with `dist/snapframe/snapframe`.
+PACKAGE_DIST ?= dist
+PACKAGE_WORK ?= build/pyinstaller
+
+$(VENV)/.installed-package: $(VENV)/.installed pyproject.toml
+	$(BIN)/python -m pip install --quiet -e ".[package]"
+	touch $@
+
+# PyInstaller needs binutils (objdump, objcopy); the application bundles the X/Qt libraries.
+package: $(VENV)/.installed-package
+	@$(MAKE) --no-print-directory system-deps SYSTEM_PACKAGES="$(SYSTEM_PACKAGES) binutils"
+	$(BIN)/python -m PyInstaller --noconfirm --log-level WARN --distpath $(PACKAGE_DIST) \
+		--workpath $(PACKAGE_WORK) packaging/pyinstaller/snapframe.spec
+	@du -sh $(PACKAGE_DIST)/snapframe
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info

@@ -204,6 +204,12 @@ class CommandStack:
         self._merge_open = False
         self._emit()
 
+    def set_modified(self) -> None:
+        """The document differs from its file though no step of this history made it so
+        (it was restored from a recovery copy): unsaved until the next :meth:`set_clean`."""
+        self._clean_index = None
+        self._emit()
+
     @property
     def is_clean(self) -> bool:
         return self._clean_index == len(self._done)

@@ -10,13 +10,24 @@ The descriptor names the module that does the work (``implementation``); that mo
 imported only when a file of the format is first read or written.  The module may define:
 
 ``read(path, context) -> snapframe.core.model.Document``
-    Load a file (``context`` is a :class:`snapframe.core.loading.LoadContext`).
+    Load a file (``context`` is a :class:`snapframe.core.loading.LoadContext`); a format
+    whose descriptor has a ``folder_marker`` is also given folders holding that file.
 ``write(document, path, **options) -> None``
     Save a document (atomically: use :func:`snapframe.core.fileio.atomic_write`).
 ``parse_include(include, context) -> snapframe.core.model.Model | None``
     Custom model parser for ``//include`` of a non-SDFormat file (``include`` is a
     :class:`snapframe.core.model.NestedInclude`); return ``None`` to decline.  Report
     problems into ``context.diagnostics``; any error there means the include failed.
+``read_string(data, context, path) -> snapframe.core.model.Document`` (optional)
+    Read ``data`` (bytes or text) as if it were the content of the file ``path``
+    (relative includes, meshes and diagnostics refer to that file).
+``to_string(document, out_dir=None, **options) -> str | bytes`` (optional)
+    The text (bytes for a binary format) ``write`` would save to a file in ``out_dir``,
+    without writing it.
+
+A reader that reads more files than the one it is given (imports, a folder's files) lists
+them in ``extras["source_files"]`` of the document (or of the model
+``parse_include`` returns), so that the editor watches them for changes.
 
 A plugin that fails to import or load becomes a diagnostic in :attr:`FormatRegistry.problems`,
 never a crash.
@@ -56,10 +67,23 @@ class FormatDescriptor:
     #: Its writer keeps includes or writes them in place (``write(..., flatten=bool)``).
     can_flatten: bool = False
     api_version: int = API_VERSION
+    #: A format whose documents are folders of files names the file that marks such a
+    #: folder (``floorplan.json``): the folder, and that file in it, are the format's.
+    folder_marker: str = ""
 
     def matches(self, path: str | Path) -> bool:
         name = str(path).lower()
-        return any(name.endswith(ext) for ext in self.extensions)
+        if any(name.endswith(ext) for ext in self.extensions):
+            return True
+        if not self.folder_marker:
+            return False
+        p = Path(path)
+        if p.name == self.folder_marker:
+            return True
+        try:
+            return p.is_dir() and (p / self.folder_marker).is_file()
+        except (OSError, ValueError):   # a name no file can have
+            return False
 
 
 @dataclass

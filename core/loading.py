@@ -46,6 +46,7 @@ from .formats import FormatRegistry, registry as default_registry
 from .frames.budget import InstanceCounter, check_document_budget
 from . import limits
 from .model import Document, Include, Model, NestedInclude
+from .progress import checkpoint
 from .xmlsafe import XmlError, parse_xml_bytes
 
 __all__ = ["LoadContext", "load", "ENV_SEARCH_VARIABLES", "SUPPORTED_SDF_VERSIONS"]
@@ -246,6 +247,7 @@ class LoadContext:
 
     def _load_include(self, include: Include, base_dir: Path, scope_name: str,
                       diagnostics: Diagnostics, depth: int = 0) -> None:
+        checkpoint()   # a job loading a world of many includes may be cancelled here
         where = include.source
         element = include.element_path() + "/uri"
         if not include.uri:
@@ -303,6 +305,7 @@ class LoadContext:
         self._stack.append(str(first.target))
         try:
             while pending:
+                checkpoint()
                 item = pending[-1]
                 if item.references is None:
                     item.references = iter(self._include_references(item))
@@ -430,6 +433,12 @@ class LoadContext:
             return None, [(Code.URI_LOOKUP, f"Unable to find uri[{uri}]")]
         if not target.is_dir():
             return target, []
+        if not any(_exists(target / m) for m in ("model.config", "manifest.xml")):
+            # A folder a custom model parser reads as a whole (a FloorPlan JSON-LD folder):
+            # the include names the file that marks it, which that parser claims.
+            for d in self.registry.include_parsers():
+                if d.folder_marker and (target / d.folder_marker).is_file():
+                    return (target / d.folder_marker).resolve(), []
         found = Diagnostics()
         model_file = self.model_file_of_directory(target, found, SourceLocation())
         if model_file is None:
@@ -503,7 +512,8 @@ def load(path: str | os.PathLike, context: LoadContext | None = None) -> Documen
         doc.diagnostics.error(Code.FILE_READ, f"Unknown file type [{path.name}]; "
                               f"readable extensions: {known}", SourceLocation(str(path)))
         return doc
-    if not path.is_file():
+    # A format that reads folders (descriptor.folder_marker) is given the folder itself.
+    if not path.is_file() and not (descriptor.folder_marker and path.is_dir()):
         doc = Document(path=str(path), format=descriptor.name)
         doc.diagnostics.error(Code.FILE_READ, f"Unable to read file: {unreadable_reason(path)}",
                               SourceLocation(str(path)))

@@ -7,7 +7,8 @@ imported, and nothing on the way imports Qt, so headless commands start without 
 Plugins are discovered only to list the commands or to run one of theirs.
 
 ``snapframe`` with no argument opens the desktop editor, ``snapframe FILE`` opens a file in
-it (Qt is imported only then).
+it (Qt is imported only then); ``--script SCRIPT.py`` runs a Python file in the started
+editor (see :mod:`snapframe.editor.desktop.script`).
 
 Exit codes: 0 success, 1 the input has errors, 2 usage errors.
 
@@ -63,7 +64,9 @@ def build_parser(commands: Sequence[CommandDescriptor],
         prog="snapframe",
         description="Assemble robots and mechanisms from SDFormat, URDF and OpenPLX files: "
                     "check them, resolve every frame, compute inertia, run SNAP, convert.",
-        epilog="Exit codes: 0 success, 1 the input has errors, 2 usage error.")
+        epilog="Without a command: 'snapframe [FILE...] [--script SCRIPT.py]' opens the "
+               "desktop editor (on the files; the script runs in it once it is up).  "
+               "Exit codes: 0 success, 1 the input has errors, 2 usage error.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in commands:
         p = sub.add_parser(command.name, help=command.help, description=command.help)
@@ -85,17 +88,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     program: see the module's documentation); returns the exit code."""
     program = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
-    editor = _opens_editor(argv, _requested(argv))
+    try:
+        argv, script = _editor_script(argv)
+    except ValueError as exc:
+        print(f"snapframe: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    editor = script is not None or _opens_editor(argv, _requested(argv))
+    if script is not None and not _editor_files_only(argv):
+        print("snapframe: --script runs in the desktop editor: give it files to open, "
+              "not a command", file=sys.stderr)
+        return EXIT_USAGE
     if not program or editor:
-        return _main(argv, editor)
+        return _main(argv, editor, script)
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _main(argv, editor)
+        return _main(argv, editor, script)
     finally:
         gc.freeze()  # the process exits next: its objects need not be scanned again
         if was_enabled:
             gc.enable()
+
+
+def _editor_script(argv: list[str]) -> tuple[list[str], str | None]:
+    """``argv`` without ``--script FILE`` (or ``--script=FILE``), and that file (None if
+    not given); ValueError for a missing value or a file that does not exist."""
+    rest: list[str] = []
+    script: str | None = None
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--script" or arg.startswith("--script="):
+            if arg == "--script":
+                if i + 1 >= len(argv):
+                    raise ValueError("--script needs a Python file")
+                value = argv[i + 1]
+                i += 1
+            else:
+                value = arg.partition("=")[2]
+            if not Path(value).is_file():
+                raise ValueError(f"no such script: {value}")
+            script = value
+        else:
+            rest.append(arg)
+        i += 1
+    return rest, script
+
+
+def _editor_files_only(argv: Sequence[str]) -> bool:
+    """Whether every argument names a file (what the editor is opened on)."""
+    return all(not a.startswith("-") and Path(a).is_file() for a in argv)
 
 
 def _opens_editor(argv: Sequence[str], wanted: str | None) -> bool:
@@ -104,11 +146,11 @@ def _opens_editor(argv: Sequence[str], wanted: str | None) -> bool:
                         wanted not in {c.name for c in available_commands(wanted)})
 
 
-def _main(argv: list[str], editor: bool) -> int:
+def _main(argv: list[str], editor: bool, script: str | None = None) -> int:
     wanted = _requested(argv)
     if editor:
         from .app import run
-        return run([a for a in argv if not a.startswith("-")])
+        return run([a for a in argv if not a.startswith("-")], script=script)
     commands = available_commands(wanted)
     loaded: dict[str, ModuleType] = {}
     chosen = next((c for c in commands if c.name == wanted), None)

@@ -39,6 +39,7 @@ from snapframe.core.model.names import MODEL_FRAME, SEP
 from snapframe.core.model.nodes import JOINT_TYPES, JointAxis
 from snapframe.core.pose import IDENTITY, Pose
 
+from .desktop.units import angle_scale, angle_step, length_decimals, length_scale, length_step
 from .icons import kind_icon
 from .session import DocumentSession
 from .teaching import Step, compact_number, explain_steps, format_pose, frame_label, root_label
@@ -52,6 +53,12 @@ _log = logging.getLogger(__name__)
 #: The chain of transforms follows moving poses at once, then (while they keep moving)
 #: once they have been still this long.
 CHAIN_INTERVAL_MS = 250
+#: The chain box lists at most this many steps, those nearest the element: a robot at
+#: the end of a thousand chained includes has thousands, too many to lay out at a click.
+CHAIN_STEPS_SHOWN = 12
+#: Documents with more elements than this explain the chain of a new selection a turn
+#: of the event loop after showing it (see _on_selection).
+CHAIN_LATER_KEYS = 5000
 
 
 #: Rotation formats of the pose editor: (id, label).
@@ -596,6 +603,12 @@ class FrameInspector(QtWidgets.QWidget):
         self.key: str | None = None
         self.node: Node | None = None
         self.rotation_format = "deg"
+        #: Units the fields show and take (the core keeps metres and radians): the pose's
+        #: position and linear limits in ``length_unit``, angular limits in
+        #: ``angle_unit`` (the pose's rotation follows ``rotation_format``).
+        self.length_unit = "m"
+        self.angle_unit = "rad"
+        self._units_given = False               # set_units called (the preferences')
         self._scope_key: str | None = None      # scope the element's names live in
         self._scope: Scope | None = None
         self._readonly = False
@@ -947,7 +960,15 @@ class FrameInspector(QtWidgets.QWidget):
                 (s.structureChanged, self._on_structure), (s.refused, self._on_refused)]
 
     def _on_selection(self, _event) -> None:
-        self._show(self.session.selection.active if self.session is not None else None)
+        # In a large document the chain box is filled on the next turn of the event loop
+        # (a robot deep in a chained world has thousands of steps to explain): the
+        # view's outline and these fields answer the click first.
+        self._chain_later = self.session is not None and \
+            len(self.session.live.poses) > CHAIN_LATER_KEYS
+        try:
+            self._show(self.session.selection.active if self.session is not None else None)
+        finally:
+            self._chain_later = False
 
     def _on_poses(self, event) -> None:
         if self._refreshed_by_edit:
@@ -1196,8 +1217,13 @@ class FrameInspector(QtWidgets.QWidget):
         for field in self.pose_fields.values():
             field.setReadOnly(not editable)
         values = list(X.p)
+        scale = length_scale(self.length_unit)
         for name, v in zip("xyz", values):
-            self.pose_fields[name].setValue(v)
+            field = self.pose_fields[name]
+            field.decimals = length_decimals(self.length_unit)
+            field.step = length_step(self.length_unit)
+            field.setValue(v * scale)
+        self.position_label.setText(f"Position ({self.length_unit})")
         fmt = self.rotation_format
         quat = fmt == "quat"
         if quat:
@@ -1215,7 +1241,7 @@ class FrameInspector(QtWidgets.QWidget):
         for name, value in zip(("r0", "r1", "r2", "r3"), rot):
             field = self.pose_fields[name]
             field.decimals = 4 if fmt == "deg" else 6
-            field.step = 1.0 if fmt == "deg" else 0.01
+            field.step = angle_step(fmt) if fmt != "quat" else 0.01
             field.setValue(value)
         placement = ""
         if isinstance(self.node, Include):
@@ -1229,7 +1255,7 @@ class FrameInspector(QtWidgets.QWidget):
         X, _rel = self._written()
         if field in ("x", "y", "z"):
             p = list(X.p)
-            p["xyz".index(field)] = value
+            p["xyz".index(field)] = value / length_scale(self.length_unit)
             return Pose(X.R, p)
         i = int(field[1])
         if not math.isfinite(value):
@@ -1382,6 +1408,29 @@ class FrameInspector(QtWidgets.QWidget):
             self._refresh_resolved()
             self._refresh_chain()
 
+    def set_units(self, length: str, angle: str) -> None:
+        """Show and take lengths in ``length`` (``"m"``, ``"mm"``) and angles in ``angle``
+        (``"deg"``, ``"rad"``: the pose's rotation and angular joint limits); values in
+        the document stay in metres and radians.  ValueError for an unknown unit."""
+        length_scale(length)
+        angle_scale(angle)
+        angle_changed = angle != self.angle_unit or not self._units_given
+        self._units_given = True
+        self.length_unit, self.angle_unit = length, angle
+        self.position_label.setText(f"Position ({length})")
+        # The rotation follows the preferences' angle unit when that is given or changes;
+        # a quaternion view, or another length unit, leaves the format chosen alone.
+        if angle_changed and self.rotation_format not in ("quat", angle):
+            self.set_rotation_format(angle)
+        self.refresh()
+
+    def _limit_scale(self) -> float:
+        """Shown value per document value of the selected joint's lower/upper limits."""
+        joint = self.node
+        if isinstance(joint, Joint) and joint.type in _ANGULAR:
+            return angle_scale(self.angle_unit)
+        return length_scale(self.length_unit)
+
     def copy_pose(self) -> str:
         """Copy the written pose as an SDFormat ``<pose>`` element; returns the text."""
         X, rel = self._written()
@@ -1437,7 +1486,9 @@ class FrameInspector(QtWidgets.QWidget):
             self.resolved_rotation.setText("")
             return
         _restyle(self.resolved_position, "")
-        self.resolved_position.setText("  ".join(_fmt(v, 6, "f") for v in X.p) + "  m")
+        scale, unit = length_scale(self.length_unit), self.length_unit
+        self.resolved_position.setText("  ".join(
+            _fmt(v * scale, length_decimals(unit), "f") for v in X.p) + f"  {unit}")
         fmt = self.rotation_format
         if fmt == "quat":
             w, x, y, z = (_fmt(v, 6, "f") for v in X.quat())
@@ -1451,6 +1502,9 @@ class FrameInspector(QtWidgets.QWidget):
     # -- chain ------------------------------------------------------------------------
     def _refresh_chain(self) -> None:
         if self.node is None or self.session is None or isinstance(self.node, World):
+            return
+        if getattr(self, "_chain_later", False):
+            QtCore.QTimer.singleShot(0, self, self._refresh_chain)
             return
         now = time.monotonic()
         if self._throttle_chain and now - self._chain_shown_at < CHAIN_INTERVAL_MS / 1000:
@@ -1502,7 +1556,15 @@ class FrameInspector(QtWidgets.QWidget):
             return f"<p>The root frame: <b>{root}</b> (identity).</p>"
         out = [f"<p style='{muted}'>From <b>{root}</b> outwards: each step composes a "
                "written &lt;pose&gt; with the frame it is written in.</p>"]
-        for i, s in enumerate(steps, 1):
+        first = max(0, len(steps) - CHAIN_STEPS_SHOWN)
+        if first:
+            # (each step's result is in the root frame: the steps shown need no others)
+            start = steps[first].relative_to
+            out.append(f"<p style='{muted}'>{first} earlier steps place "
+                       f"<a href='{html.escape(start, quote=True)}'>"
+                       f"{html.escape(frame_label(document, start))}</a> "
+                       f"(select it for them).</p>")
+        for i, s in enumerate(steps[first:], first + 1):
             frame = html.escape(frame_label(document, s.frame))
             if s.problem:
                 out.append(f"<p><b>{i}. {frame}</b><br><span style='{_ERROR_STYLE}'>"
@@ -1562,10 +1624,19 @@ class FrameInspector(QtWidgets.QWidget):
         self.expressed_in_label.setText(f"expressed in {axis.expressed_in}"
                                         if axis.expressed_in else "expressed in the joint frame")
         angular = joint.type in _ANGULAR
-        units = {"lower": "rad" if angular else "m", "upper": "rad" if angular else "m",
+        position = "°" if angular and self.angle_unit == "deg" else \
+            self.angle_unit if angular else self.length_unit
+        units = {"lower": position, "upper": position,
                  "effort": "N·m" if angular else "N", "velocity": "rad/s" if angular else "m/s"}
         for name, field in self.limit_fields.items():
-            field.setValue(getattr(axis, name))
+            value = getattr(axis, name)
+            if name in ("lower", "upper"):
+                # an arrow key adds a step of the unit shown (1° or 1 mm), as in the pose
+                field.step = angle_step(self.angle_unit) if angular else \
+                    length_step(self.length_unit)
+                if value is not None:
+                    value *= self._limit_scale()
+            field.setValue(value)
             field.setReadOnly(not editable)
             field.lineEdit().setPlaceholderText("none")
             self.limit_units[name].setText(units[name])
@@ -1593,6 +1664,8 @@ class FrameInspector(QtWidgets.QWidget):
         if not isinstance(self.node, Joint):
             return
         name = field.partition(".")[2]
+        if value is not None and name in ("lower", "upper"):
+            value /= self._limit_scale()
         if not self._edit(SetJointAxis, self.node, self._axis_index(), **{name: value},
                           error=self.joint_error, merge_field=("limit", name) if step else None):
             self.limit_fields[name].revert()

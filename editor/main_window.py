@@ -23,6 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from typing import Callable
 
+from snapframe.core.diagnostics import Severity
 from snapframe.core.formats import registry
 from snapframe.core.gcpause import gc_paused
 from snapframe.core.live.keys import is_inside_include, split_part
@@ -43,6 +44,7 @@ SAVE_FORMATS = (
     ("SDFormat, flattened (*.sdf)", "sdformat", ".sdf", True),
     ("OpenPLX (*.openplx)", "openplx", ".openplx", None),
     ("URDF (*.urdf)", "urdf", ".urdf", None),
+    ("mirabuf for Synthesis (*.mira)", "mirabuf", ".mira", None),
 )
 MAX_RECENT = 10
 #: Set (to anything but "" or "0") to show the last render time in the status bar.
@@ -289,6 +291,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_actions()
         from .theme import theme_signals
         theme_signals().changed.connect(self._follow_palette)
+        # autosave, reload on change, preferences (after the theme hook: they may switch it)
+        from .desktop.services import install as install_desktop
+        self.desktop = install_desktop(self)
 
     # -- panels -------------------------------------------------------------------
     def _dock(self, title: str, widget: QtWidgets.QWidget, area, name: str) -> QtWidgets.QDockWidget:
@@ -349,7 +354,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if hasattr(self.inspector, "openIncludeRequested"):
             self.inspector.openIncludeRequested.connect(self.open_include)
         if hasattr(self.library, "openRequested"):
-            self.library.openRequested.connect(self.open)
+            self.library.openRequested.connect(self.open_in_background)
         if hasattr(self.library, "placeRequested"):
             self.library.placeRequested.connect(lambda path: self.start_placement(path))
         if hasattr(self.library, "foldersChanged"):
@@ -423,6 +428,9 @@ class MainWindow(QtWidgets.QMainWindow):
         SP = QtWidgets.QStyle.StandardPixmap
         self.act_open = self._action("&Open…", self.open_dialog, S.Open,
                                      icon=style.standardIcon(SP.SP_DialogOpenButton))
+        self.act_open_folder = self._action(
+            "Open &Folder…", self.open_folder_dialog,
+            tip="Open a folder that is one document (a FloorPlan JSON-LD folder)")
         self.act_save = self._action("&Save", self.save, S.Save,
                                      icon=style.standardIcon(SP.SP_DialogSaveButton))
         self.act_close = self._action("&Close", lambda: self.close_tab(self.tabs.currentIndex()),
@@ -469,6 +477,7 @@ class MainWindow(QtWidgets.QMainWindow):
         bar = self.menuBar()
         file = bar.addMenu("&File")
         file.addAction(self.act_open)
+        file.addAction(self.act_open_folder)
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setToolTipsVisible(True)   # the full path of each
         file.addSeparator()
@@ -537,6 +546,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().addPermanentWidget(self.status_render)
         # Render times are for developers: shown with SNAPFRAME_DEBUG, else in a tooltip.
         self.status_render.setVisible(self._debug)
+        # long work (opening a large file) runs in the background: its progress and Cancel
+        from .desktop.jobs import JobRunner
+        from .desktop.progress import ProgressWidget
+        self.jobs = JobRunner(self)
+        self.progress = ProgressWidget(self.jobs, self)
+        self.statusBar().addPermanentWidget(self.progress)
 
     def show_message(self, text: str, timeout: int = 8000) -> None:
         """A message in the status bar (core wording, API names left out)."""
@@ -566,6 +581,8 @@ class MainWindow(QtWidgets.QMainWindow):
         """Show ``session`` in a new tab (its tree follows); None, with the reason in the
         status bar and :attr:`last_error`, when its 3D view cannot be built: then
         nothing of it is left behind."""
+        from .floorplan import show_door_start_states   # a floor plan's doors: start states
+        show_door_start_states(session)
         tab: _Tab | None = None
         try:
             tab = _Tab(session, self.look, self.tabs)   # (cleans up after itself if it fails)
@@ -599,6 +616,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.setCurrentIndex(index)
         self._refresh_tab_labels()
         self.scene_dock.raise_()   # the document's tree, not the library, after an open
+        self.desktop.track(session)   # autosave, reload on change, triad size
         return tab
 
     def _tab_of(self, document) -> int:
@@ -637,10 +655,62 @@ class MainWindow(QtWidgets.QMainWindow):
         else:
             QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
             try:
-                session = DocumentSession.open(path, parent=self)
+                session = DocumentSession.open(path, search_paths=self.desktop.search_paths(),
+                                               parent=self)
                 self.included_files.add(session.document)
             finally:
                 QtWidgets.QApplication.restoreOverrideCursor()
+        return self._show_opened(session, path)
+
+    def open_in_background(self, path: str | Path):
+        """Open a file as :meth:`open` does, reading it on a worker thread: the window
+        keeps answering, the status bar shows the progress, and its Cancel leaves every
+        open document as it was.  Returns the :class:`~.desktop.jobs.Job` (None when the
+        file is open already, or an open document includes it: then it is shown at once)."""
+        path = str(Path(path).resolve())
+        for job in self.jobs.jobs:
+            if getattr(job, "path", None) == path:
+                return job                  # being opened already
+
+        def known() -> bool:
+            """Open already, or the file of an include of an open document (one document
+            per file): nothing to read."""
+            return any(s.document.path and _resolved(s.document.path) == path
+                       for s in self.sessions()) or \
+                self.included_files.find(path) is not None or \
+                any(d.open_included_file(path) is not None
+                    for d in self.included_files.documents())
+
+        if known():
+            self.open(path)
+            return None
+        from snapframe.core.live.background import load_ready
+
+        def opened(document) -> None:
+            if getattr(self, "_closed", False):
+                return
+            if known():
+                self.open(path)             # opened meanwhile: that one is shown
+                return
+            self.last_error = ""
+            session = DocumentSession(document, self)
+            self.included_files.add(document)
+            self._show_opened(session, path)
+
+        def failed(exc: BaseException) -> None:
+            self.last_error = f"{Path(path).name} could not be opened ({type(exc).__name__}: {exc})"
+            _log.error("opening %s failed", path, exc_info=exc)
+            self.statusBar().showMessage(self.last_error)
+
+        joints = self._on_screen.get("joints", False)   # (its list is built at once)
+        job = self.jobs.submit(f"Opening {Path(path).name}", load_ready, path, joints=joints,
+                               context=self.desktop.load_context(),
+                               on_result=opened, on_error=failed)
+        job.path = path
+        return job
+
+    def _show_opened(self, session: DocumentSession, path: str) -> DocumentSession | None:
+        """The tab of a session just opened, or None (see :meth:`add_session`)."""
         with gc_paused():   # the tab's tree items and drawings: long-lived too
             tab = self.add_session(session)
         if tab is None:
@@ -690,6 +760,7 @@ class MainWindow(QtWidgets.QMainWindow):
         document = tab.session.document
         if discarded:
             self._revert(document)
+        self.desktop.untrack(tab.session)
         tree = self._tree_of.pop(id(tab.session), None)
         if tree is not None:
             self._trees.removeWidget(tree)
@@ -966,6 +1037,10 @@ class MainWindow(QtWidgets.QMainWindow):
             out.append(note)
         else:
             out += [self.act_rename, self.act_delete]
+        from .floorplan import door_actions   # (a floor plan's entryways without a door)
+        doors = door_actions(self, session, key)
+        if doors:
+            out += [None, *doors]
         return out
 
     # -- assembling gestures ------------------------------------------------------------
@@ -1031,7 +1106,7 @@ class MainWindow(QtWidgets.QMainWindow):
                     registry.for_path(files[0], capability="read") is not None:
                 said = f"{reason}: {Path(files[0]).name} is opened instead"
         for path in files:
-            self.open(path)
+            self.open_in_background(path)
         if said:
             self.show_message(said)
 
@@ -1082,6 +1157,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self._show_gesture_dock("Place part", "place_part", panel)
         self._show_ghost(panel.placement())
         self._pick_target()
+        # the part's meshes are integrated on a worker while the user aims: placed, its
+        # automatic inertia then finds them in the mesh cache
+        from snapframe.core.live.background import mesh_inertia_copies, warm_mesh_inertia
+        links = mesh_inertia_copies(panel.part)
+        if links:
+            self.jobs.submit(f"Reading the meshes of {Path(path).name}", warm_mesh_inertia,
+                             links)
         return panel
 
     def _show_ghost(self, placement) -> None:
@@ -1331,13 +1413,14 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # -- files --------------------------------------------------------------------
     def open_dialog(self) -> None:
-        exts = " ".join(f"*{e}" for e in registry.extensions("read"))
+        from .floorplan import folder_markers   # a folder's marker file opens the folder
+        exts = " ".join([f"*{e}" for e in registry.extensions("read")] + folder_markers())
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
             self, "Open", self.settings.value("last_dir", str(Path.cwd())),
             f"Models and worlds ({exts});;All files (*)")
         if path:
             self.settings.setValue("last_dir", str(Path(path).parent))
-            self.open(path)
+            self.open_in_background(path)
 
     def save(self) -> bool:
         session = self.session
@@ -1370,7 +1453,16 @@ class MainWindow(QtWidgets.QMainWindow):
                     return False
         return self._save(session, path, fmt, flatten)
 
+    def open_folder_dialog(self) -> None:
+        """File ▸ Open Folder: a folder that is one document (a FloorPlan JSON-LD folder)."""
+        from .floorplan import open_folder_dialog
+        open_folder_dialog(self)
+
     def _save(self, session: DocumentSession, path, fmt: str, flatten: bool | None) -> bool:
+        descriptor = registry.get(fmt)
+        if descriptor is None or not descriptor.can_write:
+            # read-only formats (a floor plan, mirabuf) are saved as SDFormat worlds
+            fmt, flatten, path = "sdformat", False, None
         if path is None:
             suffix = next((s for _l, f, s, _fl in SAVE_FORMATS if f == fmt), ".sdf")
             return self.save_as_dialog(fmt, suffix, flatten)
@@ -1381,6 +1473,11 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         self._on_stack(session)
         msg = f"Saved {Path(path).name}"
+        # notes (mesh files written beside the output) are news, not losses
+        notes = [w for w in warnings if w.severity < Severity.WARNING]
+        warnings = [w for w in warnings if w not in notes]
+        if notes:
+            msg += " · " + "; ".join(n.message for n in notes[:2])
         if warnings:
             QtWidgets.QMessageBox.warning(
                 self, "Saved, with losses",
@@ -1427,7 +1524,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for path, label in zip(paths, _file_labels(paths)):
             action = self.recent_menu.addAction(label)
             action.setToolTip(path)
-            action.triggered.connect(lambda _=False, p=path: self.open(p))
+            action.triggered.connect(lambda _=False, p=path: self.open_in_background(p))
         self.recent_menu.setEnabled(not self.recent_menu.isEmpty())
 
     # -- window -------------------------------------------------------------------
@@ -1454,6 +1551,8 @@ class MainWindow(QtWidgets.QMainWindow):
         for i in range(self.tabs.count()):
             self.tabs.widget(i).viewport.close_view()
         self.library.shutdown()   # its thumbnail worker process and scan thread
+        self.jobs.shutdown()      # background jobs cancelled: none ends after the window
+        self.desktop.shutdown()   # a clean exit: the recovery copies go
         # closed views must not be drawn again (a theme change would)
         from .theme import theme_signals
         try:

@@ -63,7 +63,8 @@ def palette_is_dark(palette: QtGui.QPalette) -> bool:
 
 
 def is_dark(app: QtWidgets.QApplication) -> bool:
-    """True when the system asks for a dark scheme (Qt 6.5+), or the palette is dark."""
+    """True when the system asks for a dark scheme (Qt 6.5+), or the platform's own palette
+    (as it was before :func:`apply_theme` replaced it) is dark."""
     hints = app.styleHints()
     scheme = getattr(hints, "colorScheme", None)
     if scheme is not None:
@@ -72,7 +73,8 @@ def is_dark(app: QtWidgets.QApplication) -> bool:
             return True
         if value == QtCore.Qt.ColorScheme.Light:
             return False
-    return palette_is_dark(app.palette())
+    system = app.property("snapframe_system_dark")
+    return bool(system) if system is not None else palette_is_dark(app.palette())
 
 
 def build_palette(dark: bool) -> QtGui.QPalette:
@@ -91,12 +93,19 @@ def apply_theme(app: QtWidgets.QApplication, dark: bool | None = None) -> bool:
 
     With ``dark`` None the system's scheme is followed, now and whenever it changes
     (``QStyleHints.colorSchemeChanged``): every widget then gets a palette change event,
-    and the ``snapframe_dark`` application property says which scheme is on."""
+    and the ``snapframe_dark`` application property says which scheme is on.  With
+    ``dark`` True or False that scheme stays until the next call."""
+    if app.property("snapframe_system_dark") is None:
+        # the platform's own palette, before ours replaces it: what "follow the system"
+        # goes back to where the system names no scheme
+        app.setProperty("snapframe_system_dark", palette_is_dark(app.palette()))
     app.setStyle("Fusion")
     follow = dark is None
     dark = is_dark(app) if dark is None else dark
     app.setPalette(build_palette(dark))
     app.setProperty("snapframe_dark", dark)
+    # a scheme the user chose (the preferences) stays when the system's changes
+    app.setProperty("snapframe_theme_fixed", not follow)
     theme_signals(app).changed.emit(dark)
     hints = app.styleHints()
     if follow and hasattr(hints, "colorSchemeChanged") and \
@@ -107,11 +116,12 @@ def apply_theme(app: QtWidgets.QApplication, dark: bool | None = None) -> bool:
 
 
 def _on_scheme(app: QtWidgets.QApplication, scheme: QtCore.Qt.ColorScheme) -> None:
-    if scheme == QtCore.Qt.ColorScheme.Unknown:
+    if scheme == QtCore.Qt.ColorScheme.Unknown or app.property("snapframe_theme_fixed"):
         return
     dark = scheme == QtCore.Qt.ColorScheme.Dark
     if dark != palette_is_dark(app.palette()):
         apply_theme(app, dark)
+        app.setProperty("snapframe_theme_fixed", False)   # still the system's choice
 
 
 def theme_colors(palette: QtGui.QPalette | None = None) -> dict[str, str]:

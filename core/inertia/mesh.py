@@ -39,6 +39,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..progress import checkpoint
 from .mass_properties import MassProperties
 
 __all__ = ["MeshIntegrals", "ClosureReport", "MeshAnalysis", "integrate_closed", "check_closed",
@@ -159,6 +160,7 @@ def _raw_integrals(V: np.ndarray, F: np.ndarray, chunk: int = _CHUNK
     s1 = np.zeros(3)
     q = np.zeros((3, 3))
     for a in range(0, m, chunk):
+        checkpoint()           # (a big mesh in a background job: cancel between chunks)
         k = min(chunk, m - a)
         if k != k0:            # the last, shorter chunk
             idx, G, P, c1, c2, det, h = (idx[:, :k], np.empty((3, 3, k)), np.empty((3, 3, k)),
@@ -421,6 +423,7 @@ def _parity_axis(V: np.ndarray, F: np.ndarray, axis: int, origin: np.ndarray, h:
     starts = np.concatenate(([0], np.cumsum(cnt)))
     tri_lo = 0
     while tri_lo < len(F) and total:
+        checkpoint()
         tri_hi = int(np.searchsorted(starts, starts[tri_lo] + step, side="right")) - 1
         tri_hi = max(tri_hi, tri_lo + 1)
         sel = slice(tri_lo, tri_hi)

@@ -17,6 +17,7 @@ from ..frames.scope import Unresolved
 from ..inertia.link import LinkInertia, compute_link_inertia
 from ..model import Collision, Include, Link, Node, walk
 from ..pose import Pose
+from ..progress import checkpoint
 from .keys import key_of
 
 __all__ = ["InertiaChanged", "InertiaService"]
@@ -104,7 +105,9 @@ class InertiaService:
     def _compute(self, links: list[Link]) -> InertiaChanged | None:
         keys, results = [], []
         root = self.document.root
-        for link in links:
+        count = len(links)
+        for i, link in enumerate(links):
+            checkpoint(i / count)     # (a background open: a big mesh may come next)
             res = compute_link_inertia(link, resolve_pose=self._resolver(link))
             before = self.results.get(link.id)
             self.results[link.id] = res

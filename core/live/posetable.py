@@ -23,6 +23,7 @@ from ..frames.scope import Scope, Unresolved, Vertex
 from ..model import Node
 from ..model.names import SEP
 from ..pose import Pose
+from ..progress import checkpoint
 from .keys import ROOT, part_key
 
 __all__ = ["PoseTable", "PosesChanged", "joined", "pose_matrix", "MOVE_TOLERANCE"]
@@ -348,7 +349,9 @@ class PoseTable:
             pending: list[tuple[_Block, Pose]] = []
             own_rows: list[int] = []
             own_poses: list[Pose] = []
-            for v in root.vertices.values():
+            count = len(root.vertices)
+            for i, v in enumerate(root.vertices.values()):
+                checkpoint(i / count)     # (a background open: per block)
                 try:
                     X = root.pose_of(v.name)
                 except Unresolved:
@@ -433,7 +436,8 @@ class PoseTable:
             placed = np.tensordot(M, sub.X, axes=([2], [1])).transpose(0, 2, 1, 3)
             starts = np.array([b.start + b.own for b, _ in group])
             stride = int(starts[1] - starts[0]) if len(starts) > 1 else n
-            if stride >= n and np.all(np.diff(starts) == stride):
+            if stride >= n and np.all(np.diff(starts) == stride) \
+                    and starts[0] + stride * len(starts) <= len(X_all):
                 # instances laid out one after the other (the usual case): one strided write
                 span = X_all[starts[0]:starts[0] + stride * len(starts)]
                 span.reshape(len(starts), stride, 4, 4)[:, :n] = placed

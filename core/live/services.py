@@ -23,6 +23,7 @@ from ..events import ChangeKind, DocumentChanged, EventEmitter
 from ..frames.graph import ROOT_REBUILT
 from ..model import Mate, Node, walk
 from ..model.names import SEP
+from ..progress import phase
 from .inertia import InertiaChanged, InertiaService
 from .keys import find, join_key, key_of, subtree_keys
 from .posetable import PosesChanged, PoseTable
@@ -86,10 +87,15 @@ class LiveDocument:
     def __init__(self, document) -> None:
         self.document = document
         self.selection = Selection()
-        self.snap = SnapService(document)
-        self.poses = PoseTable(document.frames)
-        self.inertia = InertiaService(document, self.poses)
-        self.validation = DiagnosticsService(document, extra=self._snap_findings)
+        # (phases of a background open: see snapframe.core.progress; no-ops otherwise)
+        with phase(0.0, 0.25, "assembling (SNAP)"):
+            self.snap = SnapService(document)
+        with phase(0.25, 0.6, "resolving poses"):
+            self.poses = PoseTable(document.frames)
+        with phase(0.6, 0.8, "computing inertia"):
+            self.inertia = InertiaService(document, self.poses)
+        with phase(0.8, 1.0, "checking"):
+            self.validation = DiagnosticsService(document, extra=self._snap_findings)
         self._unposed = self._unposed_keys()
         self.edited: EventEmitter[Edited] = EventEmitter()
         self.structure_changed: EventEmitter[StructureChanged] = EventEmitter()
@@ -207,6 +213,9 @@ class LiveDocument:
         if not self.snap.active:
             return None
         applied = any(c.detail.get("snap_result") for c in changes)
+        # (a result for mates' new initial values only leaves the joints as they are)
+        rederive_applied = any(c.detail.get("snap_result") and c.detail.get("rederive", True)
+                               for c in changes)
         changes = [c for c in changes if not c.detail.get("snap_result")]
         structural = any(c.kind in _STRUCTURAL for c in changes)
         relevant = structural or any(SnapService.concerns(n, c.fields)
@@ -218,7 +227,7 @@ class LiveDocument:
         solve = relevant and not self.snap.deferred
         if not solve and not derive and not applied:
             return None
-        placed, rederived, event = self.snap.run(derive or applied, solve=solve)
+        placed, rederived, event = self.snap.run(derive or rederive_applied, solve=solve)
         frames = self.document.frames
         if rederived:
             self.document._node_list = None   # joints were derived again

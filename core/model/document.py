@@ -33,6 +33,9 @@ class Document:
     extras: dict[str, Any] = field(default_factory=dict)
     commands: CommandStack = field(default_factory=CommandStack)
     changed: EventEmitter[DocumentChanged] = field(default_factory=EventEmitter)
+    #: Emitted with the path :meth:`save` wrote, once it is on disk (faithful save or
+    #: export alike): a watcher of the file tells this process's writes from others'.
+    written: EventEmitter[str] = field(default_factory=EventEmitter)
     _index: dict[int, Node] | None = field(default=None, repr=False)
     _frames: Any = field(default=None, repr=False)
     _live: Any = field(default=None, repr=False)
@@ -165,6 +168,7 @@ class Document:
         else:
             for inc, uri in rebased:
                 inc.uri = uri
+        self.written.emit(str(target))
         return warnings
 
     def _rebase_include_uris(self, folder: Path) -> list[tuple[Include, str]]:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..diagnostics import Code, Diagnostic, Diagnostics, Severity, SourceLocation
 from ..pose import IDENTITY, Pose
+from ..progress import checkpoint
 # .closure (loop closures, its dataclasses) is imported when a loop needs closing: most
 # assemblies never do, and importing it costs more than solving a hundred mates.
 from .geometry import ANG_TOL, POS_TOL, constraint_error, is_rotation, mate_offset, z_axis
@@ -292,6 +293,7 @@ class _Snap:
 
         seen_mates: set[str] = set()
         for m in p.mates:
+            checkpoint()     # (a large problem solved in a background job)
             if m.path in seen_mates:
                 self._report(Severity.ERROR, f"duplicate mate path '{m.path}' (ignored)", m.path, m)
                 continue
@@ -493,6 +495,7 @@ class _Snap:
                 if self.scheduled[j] != s:
                     continue  # superseded by an earlier visit
                 self.scheduled[j] = -1
+                checkpoint()
                 if s != self.sweep:
                     self.sweep = s
                     self.trace.append(f"Sweep {s + 1}")

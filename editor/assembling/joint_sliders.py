@@ -2,13 +2,15 @@
 
 :class:`JointSlidersPanel` shows one row per movable joint (revolute, continuous,
 prismatic) at every depth: its key, its type, a slider between its limits and a field
-for typed values, in degrees (rotations) or metres (slides); a continuous joint, or a
-revolute one without limits, goes round ±180°.  Moving a slider sets the position on
+for typed values, in the units of the preferences (degrees or radians for rotations,
+metres or millimetres for slides: :meth:`JointSlidersPanel.set_units`); a continuous
+joint, or a revolute one without limits, goes round ±180°.  Moving a slider sets the position on
 ``document.live.joints`` (an overlay on the pose table): the viewport and every other view
 follow through ``posesChanged``, the document and its undo stack stay as they are.  A typed
 value beyond a limit is clamped by the core and the row says so.  Joints that cannot move
 (in a kinematic loop, or held by the world or a static model) are listed disabled with the
-core's reason.
+core's reason.  A floor plan's door hinge shows the door's own angle (its file is written
+at the start state) and a list of the door's states to jump to.
 
 Rows are widgets, a few milliseconds each, so a world of thousands of joints gets rows for
 at most :data:`MAX_ROWS` of them: those of the selected element's model first, then the
@@ -34,6 +36,7 @@ from snapframe.core.model import Joint
 from snapframe.core.model.edits import EditRefused
 from snapframe.core.model.names import SEP
 
+from ..desktop.units import angle_decimals, angle_scale, angle_step, length_scale, unit_symbol
 from ..inspector import NumberField
 from ..panels._binding import SessionBinding
 from ..session import DocumentSession
@@ -64,21 +67,55 @@ MUTED_COLOR = "#6b7580"
 @dataclass(frozen=True)
 class JointSpecRow:
     """What a row shows of a joint: limits in the core's units (rad or m; None: none) and
-    the core's reason it cannot move ("" when it can)."""
+    the core's reason it cannot move ("" when it can).
+
+    A joint whose model has coordinates of its own (a floor plan's door, when written at
+    its start state: see :mod:`snapframe.plugins.floorplan.world`) shows them: ``offset`` is
+    the model's position at the written configuration (added to what is shown) and
+    ``states`` its named positions, as core values (position minus ``offset``)."""
 
     key: str
     type: str
     lower: float | None
     upper: float | None
     refusal: str = ""
+    offset: float = 0.0
+    states: tuple[tuple[str, float], ...] = ()
+    #: The units values show in (see snapframe.editor.desktop.units).
+    length_unit: str = "m"
+    angle_unit: str = "deg"
 
     @property
     def angular(self) -> bool:
         return self.type != "prismatic"
 
     @property
+    def unit_name(self) -> str:
+        """The unit of what the row shows: ``deg``, ``rad``, ``m`` or ``mm``."""
+        return self.angle_unit if self.angular else self.length_unit
+
+    @property
     def unit(self) -> str:
-        return "°" if self.angular else "m"
+        return unit_symbol(self.unit_name)
+
+    @property
+    def factor(self) -> float:
+        """Shown value per core value (rad or m)."""
+        return angle_scale(self.angle_unit) if self.angular else length_scale(self.length_unit)
+
+    @property
+    def decimals(self) -> int:
+        """Digits after the point of the value field: 0.1°, 0.001 rad, 0.1 mm, 0.1 mm."""
+        if self.angular:
+            return angle_decimals(self.angle_unit)
+        return 1 if self.length_unit == "mm" else 4
+
+    @property
+    def step(self) -> float:
+        """What an arrow key in the value field adds: 1°, 0.01 rad, 1 mm (also in m)."""
+        if self.angular:
+            return angle_step(self.angle_unit)
+        return 0.001 * length_scale(self.length_unit)
 
     @property
     def scale(self) -> float:
@@ -89,11 +126,11 @@ class JointSpecRow:
         return min(fine, MAX_TICKS / max(upper - lower, 1e-12))
 
     def shown(self, value: float) -> float:
-        """A core value (rad or m) in the row's unit (degrees or metres)."""
-        return math.degrees(value) if self.angular else value
+        """A core value (rad or m) in the row's unit."""
+        return (value + self.offset) * self.factor
 
     def core(self, shown: float) -> float:
-        return math.radians(shown) if self.angular else shown
+        return shown / self.factor - self.offset
 
     def span(self) -> tuple[float, float]:
         """The slider's range in core units."""
@@ -104,8 +141,14 @@ class JointSpecRow:
 
 
 def _text(spec: JointSpecRow, value: float, decimals: int | None = None) -> str:
-    d = (1 if spec.angular else 4) if decimals is None else decimals
-    return num(spec.shown(value), d) + ("°" if spec.angular else " m")
+    d = spec.decimals if decimals is None else decimals
+    unit = spec.unit
+    return num(spec.shown(value), d) + (unit if unit == "°" else f" {unit}")
+
+
+def _end_decimals(spec: JointSpecRow) -> int:
+    """Digits of a slider end: as the value field, metres to the millimetre."""
+    return 3 if spec.unit_name == "m" else spec.decimals
 
 
 _muted_palette: QtGui.QPalette | None = None
@@ -126,7 +169,7 @@ def _muted(text: str, parent: QtWidgets.QWidget) -> QtWidgets.QLabel:
 
 def _end_text(spec: JointSpecRow, limit: float | None, end: float) -> str:
     """A slider end: the limit, or in brackets the span shown for a joint without one."""
-    text = _text(spec, end, 1 if spec.angular else 3)
+    text = _text(spec, end, _end_decimals(spec))
     return text if limit is not None else f"({text})"
 
 
@@ -146,12 +189,11 @@ class JointRow(QtWidgets.QFrame):
         self.setObjectName(f"joint:{spec.key}")
         self.name = bold(ElidedLabel(spec.key, self))
         self.kind = _muted(spec.type, self)
-        self.field = NumberField(1 if spec.angular else 4, 1.0 if spec.angular else 0.001,
-                                 parent=self)
+        self.field = NumberField(spec.decimals, spec.step, parent=self)
         self.field.setObjectName("value")
         self.field.setFixedWidth(self.field.fontMetrics().horizontalAdvance("−0000.0000") + 16)
         self.unit = _muted(spec.unit, self)
-        self.unit.setFixedWidth(self.unit.fontMetrics().horizontalAdvance("m°") + 2)
+        self.unit.setFixedWidth(self.unit.fontMetrics().horizontalAdvance("rad") + 2)
         lower, upper = spec.span()
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, self)
         self.slider.setRange(round(lower * spec.scale), round(upper * spec.scale))
@@ -161,8 +203,9 @@ class JointRow(QtWidgets.QFrame):
         self.slider.setValue(0)
         self.low = _muted(_end_text(spec, spec.lower, lower), self)
         self.high = _muted(_end_text(spec, spec.upper, upper), self)
+        widest = "−3.142 rad" if spec.unit_name == "rad" else "−180.0°"
         for end in (self.low, self.high):
-            end.setMinimumWidth(end.fontMetrics().horizontalAdvance("−180.0°") + 2)
+            end.setMinimumWidth(end.fontMetrics().horizontalAdvance(widest) + 2)
         self.low.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight
                               | QtCore.Qt.AlignmentFlag.AlignVCenter)
         # style set when a note shows (show_note): most rows never show one
@@ -170,6 +213,16 @@ class JointRow(QtWidgets.QFrame):
         self.note.setWordWrap(True)
         self.note.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.note.hide()
+        #: The joint's named positions (a door's states), when it has any.
+        self.state: QtWidgets.QComboBox | None = None
+        if spec.states:
+            self.state = QtWidgets.QComboBox(self)
+            self.state.setObjectName("state")
+            self.state.setToolTip("Move the joint to one of its named states")
+            self.state.addItem("state…", None)
+            for state, value in spec.states:
+                self.state.addItem(state, value)
+            self.state.activated.connect(self._on_state)
 
         top = QtWidgets.QHBoxLayout()
         top.setSpacing(6)
@@ -179,6 +232,8 @@ class JointRow(QtWidgets.QFrame):
         top.addWidget(self.unit)
         bottom = QtWidgets.QHBoxLayout()
         bottom.setSpacing(6)
+        if self.state is not None:          # (the key keeps the top line's width)
+            bottom.addWidget(self.state)
         bottom.addWidget(self.low)
         bottom.addWidget(self.slider, 1)
         bottom.addWidget(self.high)
@@ -212,6 +267,16 @@ class JointRow(QtWidgets.QFrame):
         self.slider.setValue(round(value * self.spec.scale))
         self.slider.blockSignals(blocked)
         self.field.setValue(self.spec.shown(value))
+        self._show_state(value)
+
+    def _show_state(self, value: float) -> None:
+        """The state combo names the state at ``value`` (core units), if any."""
+        if self.state is None:
+            return
+        index = next((i for i in range(1, self.state.count())
+                      if abs(self.state.itemData(i) - value) <= 1e-9), 0)
+        if self.state.currentIndex() != index:
+            self.state.setCurrentIndex(index)
 
     def value(self) -> float:
         """The position the slider shows, in core units."""
@@ -241,7 +306,13 @@ class JointRow(QtWidgets.QFrame):
     def _on_slider(self, ticks: int) -> None:
         value = ticks / self.spec.scale
         self.field.setValue(self.spec.shown(value))
+        self._show_state(value)
         self.moved.emit(self.spec.key, value)
+
+    def _on_state(self, index: int) -> None:
+        value = self.state.itemData(index)
+        if value is not None:
+            self.typed.emit(self.spec.key, float(value))
 
     def _on_invalid(self, reason: str) -> None:
         show_note(self.note, f"{reason}: nothing changed")
@@ -266,6 +337,8 @@ class JointSlidersPanel(QtWidgets.QWidget):
             ("structureChanged", self._on_structure), ("edited", self._on_edited),
             ("posesChanged", self._on_poses), ("selectionChanged", self._on_selection)])
         self.rows: dict[str, JointRow] = {}
+        #: The units rows show values in (the preferences': see set_units).
+        self.length_unit, self.angle_unit = "m", "deg"
         self._built: dict[str, JointRow] = {}     # shown rows and hidden ones kept for reuse
         self._keys: list[str] | None = None       # every movable joint (None: not read yet)
         self._folded: list[str] = []              # the keys casefolded, for the filter
@@ -342,6 +415,17 @@ class JointSlidersPanel(QtWidgets.QWidget):
         hidden: the rows are built when it shows."""
         self._binding.bind(session)
         show_note(self.status, "")
+        self.rebuild()
+
+    def set_units(self, length: str, angle: str) -> None:
+        """Show slides in ``length`` (``"m"``, ``"mm"``) and rotations in ``angle``
+        (``"deg"``, ``"rad"``); the joints keep their positions.  ValueError for an
+        unknown unit."""
+        length_scale(length)
+        angle_scale(angle)
+        if (length, angle) == (self.length_unit, self.angle_unit):
+            return
+        self.length_unit, self.angle_unit = length, angle
         self.rebuild()
 
     def set_position(self, key: str, value: float) -> JointMove | None:
@@ -508,7 +592,8 @@ class JointSlidersPanel(QtWidgets.QWidget):
     def _make_row(self, key: str) -> JointRow:
         spec = self._specs.get(key)
         if spec is None:
-            spec = self._specs[key] = _joint_spec(self.session, key)
+            spec = self._specs[key] = _joint_spec(self.session, key, self.length_unit,
+                                                  self.angle_unit)
         row = JointRow(spec, self._list)
         row.setAutoFillBackground(True)
         row.moved.connect(self.set_position)
@@ -624,8 +709,10 @@ def _first(keys: list[str], scopes: list[str], count: int) -> list[str]:
     return list(picked)
 
 
-def _joint_spec(session: DocumentSession, key: str) -> JointSpecRow:
-    """A movable joint with its limits and, when it cannot move, why."""
+def _joint_spec(session: DocumentSession, key: str, length_unit: str = "m",
+                angle_unit: str = "deg") -> JointSpecRow:
+    """A movable joint with its limits and, when it cannot move, why (values shown in
+    ``length_unit`` and ``angle_unit``)."""
     joints = session.live.joints
     node = session.document.element(key)
     kind = getattr(node, "type", "revolute")
@@ -636,4 +723,13 @@ def _joint_spec(session: DocumentSession, key: str) -> JointSpecRow:
     except EditRefused as exc:
         lower = upper = None
         refusal = str(exc)
-    return JointSpecRow(key, kind, lower, upper, refusal)
+    # coordinates of the joint's own model (a floor plan's door: its angle and states)
+    own = getattr(node, "extras", {}).get("floorplan_joint")
+    offset, states = 0.0, ()
+    if isinstance(own, dict):
+        offset = float(own.get("zero") or 0.0)
+        states = tuple(sorted(((str(name), float(value) - offset)
+                               for name, value in (own.get("states") or {}).items()),
+                              key=lambda item: item[1]))
+    return JointSpecRow(key, kind, lower, upper, refusal, offset, states, length_unit,
+                        angle_unit)

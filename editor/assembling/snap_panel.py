@@ -63,6 +63,9 @@ _STATUS_TIPS = {
 }
 _STATUS_COLORS = {"forced": "#b9770e", "unconstrained": "#b9770e", "snapped": "#1e8449"}
 KEY_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+#: Assemblies SNAP places at least this many bodies and systems of solve a typed initial
+#: value on a worker thread (a full run of a thousand bodies takes a fifth of a second).
+BACKGROUND_SNAP_FRAMES = 500
 
 
 def snap_keys(document) -> dict[str, str]:
@@ -117,6 +120,10 @@ def mate_rows(document, findings: tuple[Diagnostic, ...]) -> list[MateRow]:
 
 
 def _show_result(item: QtWidgets.QTableWidgetItem, row: MateRow) -> None:
+    if item.text() == row.result and item.toolTip() == row.why:
+        # unchanged: setting an icon again is a change to Qt, and each change lays a
+        # table of sized-to-contents columns out again (600 mates: 20 s per SNAP run)
+        return
     item.setText(row.result)
     item.setToolTip(row.why)
     item.setIcon(status_icon("warning") if row.result == "violated" else QtGui.QIcon())
@@ -423,8 +430,10 @@ class SnapPanel(QtWidgets.QWidget):
         table = self.bodies
         rows = []
         if session is not None:
+            # SNAP's own path -> node map: a lookup by key walks the document each time
+            nodes = session.live.snap.snap_input().nodes if keys else {}
             for path, key in keys.items():
-                node = session.document.element(key) if key else None
+                node = nodes.get(path) if key else None
                 if isinstance(node, (Link, Model)) and node is not session.document.root:
                     rows.append((key, node, str(status.get(path, ""))))
         if rows and [key for key, _n, _s in rows] == self.body_keys:
@@ -492,12 +501,70 @@ class SnapPanel(QtWidgets.QWidget):
         stack = session.document.commands
         if merge_field is None or merge_field != self._step_field:
             stack.end_merge()
+        if merge_field is None and self._solve_in_background(mate, values):
+            return ""
         self._step_field = merge_field
         reason = self._push(SetMate, mate, **values)
         if merge_field is None or reason:
             stack.end_merge()
             self._step_field = None
         return reason
+
+    def _solve_in_background(self, mate: Mate, values: dict) -> bool:
+        """A typed initial value of a mate in a large assembly: SNAP solves it on a
+        worker (the status bar's progress, Cancel) and the edit and its result are
+        applied together, in one undo step, when it is done; cancelled (or another
+        value typed first), nothing changes.  False when it runs here as usual (a small
+        assembly, no window's job runner, an edit SNAP cannot solve ahead)."""
+        from snapframe.core.live.background import (push_solved_mate_edit,
+                                                    snap_input_with_values)
+        from snapframe.core.snap import solve
+        session = self.session
+        runner = getattr(self.window(), "jobs", None)
+        if runner is None or session is None or \
+                len(session.live.snap.status) < BACKGROUND_SNAP_FRAMES:
+            return False
+        document = session.document
+        try:
+            inp = snap_input_with_values(document, mate, values)
+        except Exception:   # the usual path reports what is wrong
+            return False
+        if inp is None:
+            return False
+        previous = getattr(self, "_snap_job", None)
+        if previous is not None:
+            previous.cancel()              # the newest value wins
+        edited: list[bool] = []
+
+        def note_edit(_event) -> None:
+            edited.append(True)
+        session.edited.connect(note_edit)
+
+        key = document.key(mate)
+
+        def solved(result) -> None:
+            if self.session is not session:
+                return
+            if edited:       # the assembly changed meanwhile: solved here, as usual
+                if document.element(key) is mate:
+                    self._push(SetMate, mate, **values)
+                return
+            push_solved_mate_edit(document, mate, values, inp, result)
+
+        def ended(job) -> None:
+            session.edited.disconnect(note_edit)
+            if self._snap_job is job:
+                self._snap_job = None
+            if job.state != "done":
+                self._refresh_later.request()       # the fields show the document again
+
+        job = runner.submit(f"Assembling (SNAP) for {mate.name}", solve, inp.problem,
+                            on_result=solved,
+                            on_error=lambda _exc: self._push(SetMate, mate, **values))
+        job.finished.connect(ended)
+        self._snap_job = job
+        show_note(self.status, "")
+        return True
 
     def _push(self, factory, *args, **kwargs) -> str:
         session = self.session

@@ -398,10 +398,20 @@ class LibraryPanel(QtWidgets.QWidget):
     def remove_folder(self, folder: str | Path) -> None:
         self.set_folders([f for f in self._folders if f != str(folder)])
 
-    @staticmethod
-    def search_paths() -> list[Path]:
-        """The model search paths from the environment (SDF_PATH, GZ_SIM_RESOURCE_PATH...)."""
-        return LoadContext().all_search_paths()
+    def search_paths(self) -> list[Path]:
+        """The model search paths: the preferences' (:meth:`set_search_paths`), then the
+        environment's (SDF_PATH, GZ_SIM_RESOURCE_PATH...)."""
+        extra = list(getattr(self, "_extra_search_paths", []))
+        return list(dict.fromkeys(LoadContext(search_paths=extra).all_search_paths()))
+
+    def set_search_paths(self, paths: list[Path]) -> None:
+        """The model search paths of the preferences, listed before the environment's."""
+        paths = [Path(p) for p in paths]
+        if paths == getattr(self, "_extra_search_paths", []):
+            return
+        self._extra_search_paths = paths
+        self._fill_locations()
+        self.rescan()
 
     def roots(self) -> list[Path]:
         """Every folder the library lists: the user's first, then the search paths."""

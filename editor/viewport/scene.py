@@ -159,6 +159,8 @@ class SceneMirror:
                         "grid": True}
         self.scale = 1.0
         self.triad_size = 0.08
+        #: The user's factor on the automatic triad size (the triad size preference).
+        self.triad_scale = 1.0
         self.segments = ROUND         # around round shapes (fewer in crowded scenes)
         self.still = True             # wide lines (see set_still)
         self._overlays: dict[str, object] = {}
@@ -309,7 +311,14 @@ class SceneMirror:
         if sizes:
             diags = np.repeat([d for d, _ in sizes], [n for _, n in sizes])
             size = min(size, 0.5 * float(np.median(diags)))
-        return max(size, 1e-3)
+        return max(size, 1e-3) * self.triad_scale
+
+    def set_triad_scale(self, scale: float) -> None:
+        """Draw triads (and what is sized after them: joint axes, arrows, centre-of-mass
+        crosses) at ``scale`` times their automatic size."""
+        if scale != self.triad_scale:
+            self.triad_scale = float(scale)
+            self.rebuild()
 
     def _scene_scale(self) -> float:
         if self.visuals.mesh is not None:

@@ -4,6 +4,11 @@
 with SNAP and maps it to the core model; a library (no System) gives a document without
 a root model and only the problems of its declarations; ``write`` saves a document as
 OpenPLX; ``parse_include`` makes ``//include`` of an ``.openplx`` file give a core model.
+``read_string`` reads text as if it were a given file (its imports and ``@"path"``
+references are found from there: the editor reads a recovery copy back as the file it
+belongs to) and ``to_string`` gives the text ``write`` would save.  A document (and an
+included model) lists the files its imports read in ``extras["source_files"]``, so that
+the editor watches them.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from snapframe.core.diagnostics import Code, Diagnostics
 from snapframe.core.model import Document, Model, NestedInclude
 
 from snapframe.core.gcpause import gc_paused
-from .loader import OpenPlxFile, load_file
+from .loader import OpenPlxFile, load_file, load_text
 from .mapping import assembly_to_model
 from .snap_input import assemble
 from .writer import OpenPlxState, document_text, write
 
-__all__ = ["read", "write", "parse_include", "read_model", "document_text"]
+__all__ = ["read", "write", "parse_include", "read_model", "document_text", "read_string",
+           "to_string"]
 
 VERSION = "0.19"
 
@@ -69,11 +75,41 @@ def read(path: str | Path, context=None, model_name: str | None = None) -> Docum
         return _read(path, model_name)
 
 
-def _read(path: str | Path, model_name: str | None) -> Document:
-    file = load_file(path)
+def read_string(data: str | bytes, context=None, path: str = "") -> Document:
+    """Read OpenPLX text as if it were the file ``path`` (its imports, bundles and
+    ``@"relative/path"`` references are looked up from there; diagnostics name it)."""
+    text = data.decode("utf-8", errors="surrogateescape") if isinstance(data, bytes) \
+        else data
+    with gc_paused():
+        return _read(path, None, text)
+
+
+def to_string(document: Document, out_dir: Path | None = None) -> str:
+    """The text :func:`write` would save (what it cannot save is not reported here)."""
+    return document_text(document, Diagnostics())
+
+
+def imported_files(file: OpenPlxFile) -> list[str]:
+    """The user files ``file`` imports, at any depth (resolved paths, in import order)."""
+    out: list[str] = []
+    seen = {file.path}
+    todo = [file.ctx]
+    while todo:
+        ctx = todo.pop()
+        for _alias, imported in ctx.imports:
+            if imported.path and imported.path not in seen:
+                seen.add(imported.path)
+                out.append(imported.path)
+                todo.append(imported)
+    return out
+
+
+def _read(path: str | Path, model_name: str | None, text: str | None = None) -> Document:
+    file = load_file(path) if text is None else load_text(text, str(path))
     # Document.version stays empty: the SDFormat writer takes it as the <sdf> version.
     doc = Document(path=str(path), format="openplx")
     doc.extras["openplx_version"] = VERSION
+    doc.extras["source_files"] = imported_files(file)
     # Evaluate every attribute first, so errors are reported where they are written
     # (a circular definition, an unknown name) rather than as what they break later.
     from .cli import evaluate_all
@@ -107,6 +143,8 @@ def parse_include(include: NestedInclude, context) -> Model | None:
     with gc_paused():
         file = load_file(path)
         model, _ = read_model(file, diags)
+    if model is not None:
+        model.extras["source_files"] = imported_files(file)
     target = getattr(context, "diagnostics", None)
     if target is not None:
         target.extend(diags)

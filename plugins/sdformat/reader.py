@@ -42,6 +42,7 @@ from snapframe.core.model import (Collision, Document, Frame, Geometry, Include,
                                   Visual, World)
 from snapframe.core.model.names import MODEL_FRAME, SEP, is_reserved
 from snapframe.core.model_checks import check_node_values, check_values
+from snapframe.core.progress import checkpoint
 from snapframe.core.xmlsafe import XmlError, parse_numbers, parse_xml_bytes, xml_strip
 
 from .element_checks import element_problems
@@ -92,6 +93,9 @@ class _Reader:
         self.bad_values: set[etree._Element] = set()
         #: Models enclosing what is being read (the loader's nesting limit counts them).
         self.depth = 0
+        #: The document's own file: its top world or model reports progress per child
+        #: (see snapframe.core.progress; nothing outside a background job).
+        self.reports_progress = False
 
     # -- helpers ------------------------------------------------------------------
     def loc(self, el: etree._Element | None) -> SourceLocation:
@@ -302,7 +306,10 @@ class _Reader:
 
     def world(self, el: etree._Element) -> World:
         world = World(name=self.name_of(el, "world"), source=self.loc(el), xml=el)
-        for c in self.children(el):
+        count = len(el) if self.reports_progress else 0
+        for i, c in enumerate(self.children(el)):
+            if count:
+                checkpoint(i / count)
             node: Node | None = None
             if c.tag == "model":
                 node = self.model(c)
@@ -340,8 +347,11 @@ class _Reader:
         model.static = bool(static)
         inner_scope = SEP.join(p for p in (scope, model.name) if p)
         self.depth += 1
+        count = len(el) if top_level and self.reports_progress else 0
         try:
-            for c in self.children(el):
+            for i, c in enumerate(self.children(el)):
+                if count:
+                    checkpoint(i / count)
                 node: Node | None = None
                 if c.tag == "link":
                     node = self.link(c)
@@ -795,6 +805,7 @@ def _read(path: Path, data: bytes | None, context: LoadContext) -> Document:
     # (libxml2 reports "standalone" as unset, None, exactly when there was no declaration.)
     doc.extras["xml_declaration"] = tree.docinfo.standalone is not None
     reader = _Reader(file, context, doc.diagnostics)
+    reader.reports_progress = True
     sdf = tree.getroot()
     if not reader.read_header(sdf) or not reader.within_budget(sdf):
         return doc

@@ -1,6 +1,10 @@
-"""The implementation module the ``urdf`` descriptor names (loaded on first use)."""
+"""The implementation module the ``urdf`` descriptor names (loaded on first use).
 
-from .reader import parse_include, read
-from .writer import write
+Besides ``read`` and ``write``: ``read_string`` reads text as if it were a given file, and
+``to_string`` gives the text ``write`` would save (see the SDFormat plugin's).
+"""
 
-__all__ = ["read", "write", "parse_include"]
+from .reader import parse_include, read, read_string
+from .writer import to_string, write
+
+__all__ = ["read", "write", "parse_include", "read_string", "to_string"]

@@ -38,7 +38,8 @@ frame.  So the writer:
 
 Documents read from URDF keep what the reader set aside: their ``floating`` and
 ``planar`` joints, joint ``<dynamics>``/``<mimic>``/``<safety_controller>``/
-``<calibration>``, visual materials, ``<transmission>`` and ``<gazebo>`` elements.  Fixed
+``<calibration>``, visual materials and the robot-level ``<material>`` definitions they
+name, ``<transmission>`` and ``<gazebo>`` elements.  Fixed
 joints of other documents get Gazebo's ``preserveFixedJoint`` extension, so that
 libsdformat does not merge the links they join.
 """
@@ -450,6 +451,12 @@ class _Writer:
     # -- XML ------------------------------------------------------------------------------
     def element(self, plan: _Plan) -> etree._Element:
         robot = etree.Element("robot", name=plan.robot)
+        if self.urdf_xml is not None:
+            # The robot-level materials the visuals name (<material name="orange"/>),
+            # first, as URDF files put them: without them a visual has no colour.
+            for el in self.urdf_xml.getroot():
+                if isinstance(el.tag, str) and el.tag == "material":
+                    robot.append(copy.deepcopy(el))
         if plan.world:
             etree.SubElement(robot, "link", name=WORLD)
         for link in plan.links:

@@ -79,3 +79,20 @@ def test_save_as_mirabuf_reports_what_it_cannot_hold(qtbot, window, example_copy
     assert [k for k, _ in no_modal_dialogs] == ["warning"]     # "Saved, with losses"
     back = read(out)
     assert not back.diagnostics.has_errors() and back.root.links
+
+
+def test_mesh_files_written_beside_a_save_are_news_not_losses(qtbot, window, tmp_path,
+                                                              monkeypatch, no_modal_dialogs):
+    path = tmp_path / "cube.mira"
+    shutil.copyfile(REPO / "tests" / "data" / "mirabuf" / "TestCube_v1.mira", path)
+    window.open(path)
+    out = tmp_path / "cube.sdf"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(out), "sdformat (*.sdf)"))
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    save_as = next(a.menu() for a in menu.actions() if a.menu() and "Save" in a.text())
+    next(a for a in save_as.actions() if a.text().startswith("SDFormat, includes")).trigger()
+    assert out.is_file() and list(tmp_path.glob("cube_meshes/*.stl"))
+    assert no_modal_dialogs == []                  # no "Saved, with losses" box
+    assert "cube_meshes" in window.statusBar().currentMessage() or \
+        "mesh" in window.statusBar().currentMessage()
