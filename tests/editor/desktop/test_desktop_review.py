@@ -467,8 +467,10 @@ def test_a_silent_reload_does_not_swallow_a_gizmo_drag_under_way(qtbot, window, 
     session = window.open(tmp_path / "main.sdf")
     doc = session.document
     widget, start, end = grab_marker_arrow(window, session)
-    with qtbot.waitSignal(window.desktop.watcher.reloaded, timeout=10000, raising=False):
-        (tmp_path / "part.sdf").write_text(PART.format(x=0.4))
+    watcher = window.desktop.watcher
+    (tmp_path / "part.sdf").write_text(PART.format(x=0.4))
+    # the change is seen and put off (a reload now would drop the drag's node)
+    qtbot.waitUntil(lambda: bool(watcher._deferred), timeout=10000)
     for i in range(1, 7):
         QTest.mouseMove(widget, start + (end - start) * (i / 6))
         qtbot.wait(5)
