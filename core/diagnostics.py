@@ -64,7 +64,8 @@ class Code(str, enum.Enum):
     WARNING = "WARNING"
     JOINT_AXIS_EXPRESSED_IN_INVALID = "JOINT_AXIS_EXPRESSED_IN_INVALID"
     CONVERSION_ERROR = "CONVERSION_ERROR"
-    #: A save wrote files besides the one asked for (meshes held in memory, as STL).
+    #: A save wrote files besides the one asked for (meshes held in memory, as STL); the
+    #: message's first line says how many and where, the next names them.
     FILES_WRITTEN = "FILES_WRITTEN"
     PARSING_ERROR = "PARSING_ERROR"
     JOINT_AXIS_MIMIC_INVALID = "JOINT_AXIS_MIMIC_INVALID"
@@ -78,6 +79,9 @@ class Code(str, enum.Enum):
     SNAP_UNMATED = "SNAP_UNMATED"
     #: A description that expands past a budget of snapframe.core.limits.
     RESOURCE_LIMIT = "RESOURCE_LIMIT"
+    #: A save kept everything Snapframe reads back, but other tools (libsdformat, Gazebo)
+    #: cannot load all of it (an include of a file only a custom model parser reads).
+    NOT_PORTABLE = "NOT_PORTABLE"
 
     def __str__(self) -> str:
         return self.value

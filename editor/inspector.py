@@ -159,13 +159,16 @@ class NumberField(QtWidgets.QAbstractSpinBox):
     Arrow keys, the arrow buttons and the wheel (when focused) step the value.
 
     Signals: ``committed(float)`` a typed value; ``stepped(float)`` a step;
-    ``invalid(str)`` the reason a text is not a number; ``cleared()`` an empty optional field.
+    ``invalid(str)`` the reason a text is not a number; ``cleared()`` an empty optional field;
+    ``readOnlyTyped()`` a key that would edit a read-only field (nothing changes: the
+    owner says why, so typing is never silently dropped).
     """
 
     committed = QtCore.Signal(float)
     stepped = QtCore.Signal(float)
     invalid = QtCore.Signal(str)
     cleared = QtCore.Signal()
+    readOnlyTyped = QtCore.Signal()
 
     def __init__(self, decimals: int = 6, step: float = 0.01, style: str = "f",
                  optional: bool = False, parent: QtWidgets.QWidget | None = None) -> None:
@@ -199,14 +202,17 @@ class NumberField(QtWidgets.QAbstractSpinBox):
         self.lineEdit().setModified(False)
 
     def setReadOnly(self, on: bool) -> None:  # type: ignore[override]
-        """Read-only fields look it (the window's colour), and their text stays selectable."""
+        """Read-only fields look it (the window's colour, muted text), and their text
+        stays selectable."""
         super().setReadOnly(on)
         # From the application's palette (not this field's own, which a theme change
         # would leave behind): called again when the theme changes.
         palette = QtGui.QPalette(QtWidgets.QApplication.palette())
-        base = palette.color(
-            QtGui.QPalette.ColorRole.Window if on else QtGui.QPalette.ColorRole.Base)
-        palette.setColor(QtGui.QPalette.ColorRole.Base, base)
+        Role = QtGui.QPalette.ColorRole
+        palette.setColor(Role.Base, palette.color(Role.Window if on else Role.Base))
+        if on:
+            palette.setColor(Role.Text, palette.color(QtGui.QPalette.ColorGroup.Disabled,
+                                                      Role.Text))
         self.setPalette(palette)
 
     def revert(self) -> None:
@@ -240,6 +246,8 @@ class NumberField(QtWidgets.QAbstractSpinBox):
             self.cancel_edit()
             event.accept()
             return
+        if self.isReadOnly() and _edits_text(event):
+            self.readOnlyTyped.emit()
         super().keyPressEvent(event)
 
     def sizeHint(self) -> QtCore.QSize:
@@ -293,6 +301,20 @@ class NumberField(QtWidgets.QAbstractSpinBox):
             return
         self._confirmed = text
         self.committed.emit(value)
+
+
+def _edits_text(event: QtGui.QKeyEvent) -> bool:
+    """Whether a key press would change a line edit's text (typing, deleting, pasting)."""
+    Key, Mod = QtCore.Qt.Key, QtCore.Qt.KeyboardModifier
+    if event.matches(QtGui.QKeySequence.StandardKey.Paste) or \
+            event.matches(QtGui.QKeySequence.StandardKey.Cut):
+        return True
+    if event.key() in (Key.Key_Backspace, Key.Key_Delete, Key.Key_Return, Key.Key_Enter):
+        return True
+    if event.modifiers() & (Mod.ControlModifier | Mod.AltModifier | Mod.MetaModifier):
+        return False
+    text = event.text()
+    return bool(text) and text.isprintable()
 
 
 def _muted(text: str = "", parent: QtWidgets.QWidget | None = None) -> QtWidgets.QLabel:
@@ -781,6 +803,12 @@ class FrameInspector(QtWidgets.QWidget):
             form.addRow(row)
         self.pose_error = _error_label(self.pose_group)
         form.addRow(self.pose_error)
+        # An element of an included file: where to move it instead (shown with the
+        # read-only fields, and again as an error when something is typed into them).
+        self.pose_note = _muted("", self.pose_group)
+        self.pose_note.setObjectName("readonlyPoseNote")
+        self.pose_note.setWordWrap(True)
+        form.addRow(self.pose_note)
         buttons = QtWidgets.QHBoxLayout()
         self.copy_pose_button = QtWidgets.QPushButton("Copy <pose>", self.pose_group)
         self.copy_pose_button.setToolTip("Copy the written pose as an SDFormat <pose> element "
@@ -921,6 +949,7 @@ class FrameInspector(QtWidgets.QWidget):
         field.committed.connect(lambda v, n=name: handler(n, v, False))
         field.stepped.connect(lambda v, n=name: handler(n, v, True))
         field.invalid.connect(lambda reason, f=field: self._invalid(f, reason))
+        field.readOnlyTyped.connect(lambda f=field: self._readonly_typed(f))
         return field
 
     def _with_unit(self, field: QtWidgets.QWidget, unit: str) -> QtWidgets.QWidget:
@@ -1143,6 +1172,8 @@ class FrameInspector(QtWidgets.QWidget):
             self.readonly_label.setText(
                 f"Belongs to <b>{html.escape(where)}</b>, included here and shared by every "
                 "instance of it: edit it in that file.")
+        self.pose_note.setText(self._readonly_reason() if self._readonly else "")
+        self.pose_note.setVisible(self._readonly)
 
     def _fill_scope_frames(self) -> None:
         """Offer the frames of the element's scope for relative_to and attached_to."""
@@ -1184,6 +1215,36 @@ class FrameInspector(QtWidgets.QWidget):
         if value == node.attached_to:
             return
         self._edit(SetAttachedTo, node, value, error=self.element_error)
+
+    def _readonly_reason(self) -> str:
+        """Why an element of an included file is not edited here, and what to do."""
+        outer = self._outer_include_key()
+        where = f"include {outer}" if outer else "an included file"
+        return f"Read-only, inside {where}: move the include, or open the file to edit it."
+
+    def _outer_include_key(self) -> str:
+        """The key of the document's own include that holds the inspected element."""
+        if self.session is None or not self.key:
+            return ""
+        document = self.session.document
+        parts = split_part(self.key)[0].split(SEP)
+        for i in range(1, len(parts)):
+            prefix = SEP.join(parts[:i])
+            node = document.element(prefix)
+            if isinstance(node, Include) and not is_inside_include(node, document.root):
+                return prefix
+        return ""
+
+    def _readonly_typed(self, field: NumberField) -> None:
+        """Something was typed into a read-only field: nothing changes, and it says why."""
+        if not self._readonly:
+            return
+        error = next((label for group, label in (
+            (self.pose_group, self.pose_error), (self.joint_group, self.joint_error),
+            (self.inertia_group, self.inertia_error),
+            (self.geometry_group, self.geometry_error)) if group.isAncestorOf(field)),
+            self.pose_error)
+        _show_error(error, self._readonly_reason())
 
     def _open_include(self) -> None:
         if self.key is not None:
@@ -1548,8 +1609,10 @@ class FrameInspector(QtWidgets.QWidget):
         fmt = self.rotation_format
         root = html.escape(root_label(document))
 
+        length = self.length_unit      # the units preference, as the pose fields show
+
         def pose(X: Pose) -> str:
-            text = format_pose(X, fmt, 4 if fmt == "deg" else 6, compact=True)
+            text = format_pose(X, fmt, 4 if fmt == "deg" else 6, compact=True, length=length)
             return f"<code>{html.escape(text)}</code>"
         muted = _muted_style()
         if not steps:

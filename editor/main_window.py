@@ -23,7 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from typing import Callable
 
-from snapframe.core.diagnostics import Severity
+from snapframe.core.diagnostics import Code, Severity
 from snapframe.core.formats import registry
 from snapframe.core.gcpause import gc_paused
 from snapframe.core.live.keys import is_inside_include, split_part
@@ -263,6 +263,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.joint_adder = None        # an AddJointPanel while a joint is being added
         self._gesture_dock: _GestureDock | None = None
         self._gesture_targets: set[str] = set()
+        self._mesh_job = None          # the placed part's meshes being integrated (a Job)
         self._pick_token = 0           # which of our picks a view's callback belongs to
         self._pick_view = None         # the viewport our pick is armed in
         self.setWindowTitle("Snapframe")
@@ -345,12 +346,11 @@ class MainWindow(QtWidgets.QMainWindow):
             lambda i: self.diagnostics_dock.setWindowTitle(self.bottom_tabs.tabText(i)))
         self.sessionChanged.connect(
             lambda s: self.console.namespace.__setitem__("doc", s.document if s else None))
-        # Six decimals in three fields a line need this much; narrower, the fields cut.
-        self.inspector_dock.setMinimumWidth(300)
-        self.resizeDocks([self.scene_dock, self.inspector_dock], [290, 340],
-                         QtCore.Qt.Orientation.Horizontal)
-        # Compact at first: a filter bar and a few rows ("No problems found" needs no more).
-        self.resizeDocks([self.diagnostics_dock], [120], QtCore.Qt.Orientation.Vertical)
+        # Six decimals in three fields a line need 300 px, the titles of the tabs (the
+        # inspector's and its neighbours') their own widths: narrower, they are cut.  A
+        # restored layout cannot make it narrower than that either.
+        self.inspector_dock.setMinimumWidth(self._right_dock_width())
+        self._default_dock_sizes()
         if hasattr(self.inspector, "openIncludeRequested"):
             self.inspector.openIncludeRequested.connect(self.open_include)
         if hasattr(self.library, "openRequested"):
@@ -360,6 +360,35 @@ class MainWindow(QtWidgets.QMainWindow):
         if hasattr(self.library, "foldersChanged"):
             self.library.foldersChanged.connect(
                 lambda: self.settings.setValue("library/folders", self.library.folders()))
+
+    #: The right docks' width in a new layout (no saved one, or one that does not apply).
+    RIGHT_DOCK_WIDTH = 340
+
+    def _right_dock_width(self) -> int:
+        """The narrowest the right docks are readable at: the inspector's rows of three
+        fields (300 px) and every title of their tabs in full ("Inspector History Joints
+        Mass SNAP", not "Inspec… Hist… Joi…"), measured in this window's style and font."""
+        docks = [d for d in (self.inspector_dock, self.history_dock,
+                             *getattr(self, "assembling_docks", ())) if d is not None]
+        bar = QtWidgets.QTabBar(self)
+        bar.hide()
+        try:
+            for dock in docks:
+                bar.addTab(dock.windowTitle())
+            tabs = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
+        finally:
+            bar.setParent(None)
+            bar.deleteLater()
+        return max(300, tabs + 8)
+
+    def _default_dock_sizes(self) -> None:
+        """The docks' sizes in a new layout: the scene tree and the right docks side by
+        side, the bottom strip compact."""
+        right = max(self.RIGHT_DOCK_WIDTH, self.inspector_dock.minimumWidth())
+        self.resizeDocks([self.scene_dock, self.inspector_dock], [290, right],
+                         QtCore.Qt.Orientation.Horizontal)
+        # Compact at first: a filter bar and a few rows ("No problems found" needs no more).
+        self.resizeDocks([self.diagnostics_dock], [120], QtCore.Qt.Orientation.Vertical)
 
     def _build_assembling_panels(self) -> None:
         """Joints, mass and SNAP as tabs beside the inspector and the history: each is
@@ -552,6 +581,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.jobs = JobRunner(self)
         self.progress = ProgressWidget(self.jobs, self)
         self.statusBar().addPermanentWidget(self.progress)
+        # a job whose failure nothing of its own dealt with: said, not only logged
+        self.jobs.failed.connect(lambda _job, text: self.show_message(text, 15000))
 
     def show_message(self, text: str, timeout: int = 8000) -> None:
         """A message in the status bar (core wording, API names left out)."""
@@ -577,10 +608,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def sessions(self) -> list[DocumentSession]:
         return [self.tabs.widget(i).session for i in range(self.tabs.count())]
 
-    def add_session(self, session: DocumentSession) -> _Tab | None:
-        """Show ``session`` in a new tab (its tree follows); None, with the reason in the
-        status bar and :attr:`last_error`, when its 3D view cannot be built: then
-        nothing of it is left behind."""
+    def add_session(self, session: DocumentSession, current: bool = True) -> _Tab | None:
+        """Show ``session`` in a new tab (its tree follows), made the current tab unless
+        ``current`` is False; None, with the reason in the status bar and
+        :attr:`last_error`, when its 3D view cannot be built: then nothing of it is left
+        behind."""
         from .floorplan import show_door_start_states   # a floor plan's doors: start states
         show_door_start_states(session)
         tab: _Tab | None = None
@@ -613,9 +645,11 @@ class MainWindow(QtWidgets.QMainWindow):
         tab.viewport.rendered.connect(self._on_rendered)
         index = self.tabs.addTab(tab, session.title)
         self._center.setCurrentWidget(self.tabs)
-        self.tabs.setCurrentIndex(index)
+        if current:
+            self.tabs.setCurrentIndex(index)
         self._refresh_tab_labels()
-        self.scene_dock.raise_()   # the document's tree, not the library, after an open
+        if current:
+            self.scene_dock.raise_()   # the document's tree, not the library, after an open
         self.desktop.track(session)   # autosave, reload on change, triad size
         return tab
 
@@ -628,9 +662,10 @@ class MainWindow(QtWidgets.QMainWindow):
                 return i
         return -1
 
-    def open(self, path: str | Path) -> DocumentSession | None:
-        """Open a file in a new tab (or switch to it if open); errors show in the
-        diagnostics panel with whatever could be loaded.
+    def open(self, path: str | Path, current: bool = True) -> DocumentSession | None:
+        """Open a file in a new tab (or switch to it if open; with ``current`` False the
+        current tab stays); errors show in the diagnostics panel with whatever could be
+        loaded.
 
         One document per file: a file that an open document includes opens as that
         included file's document (edits there show in every document including it)."""
@@ -639,7 +674,8 @@ class MainWindow(QtWidgets.QMainWindow):
         for i in range(self.tabs.count()):
             document = self.tabs.widget(i).session.document
             if document.path and _resolved(document.path) == path:
-                self.tabs.setCurrentIndex(i)
+                if current:
+                    self.tabs.setCurrentIndex(i)
                 return self.tabs.widget(i).session
         document = self.included_files.find(path)
         if document is None:
@@ -660,7 +696,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.included_files.add(session.document)
             finally:
                 QtWidgets.QApplication.restoreOverrideCursor()
-        return self._show_opened(session, path)
+        return self._show_opened(session, path, current)
 
     def open_in_background(self, path: str | Path):
         """Open a file as :meth:`open` does, reading it on a worker thread: the window
@@ -669,8 +705,8 @@ class MainWindow(QtWidgets.QMainWindow):
         file is open already, or an open document includes it: then it is shown at once)."""
         path = str(Path(path).resolve())
         for job in self.jobs.jobs:
-            if getattr(job, "path", None) == path:
-                return job                  # being opened already
+            if getattr(job, "path", None) == path and not job.cancel_requested:
+                return job                  # being opened already (and not cancelled)
 
         def known() -> bool:
             """Open already, or the file of an include of an open document (one document
@@ -689,13 +725,19 @@ class MainWindow(QtWidgets.QMainWindow):
         def opened(document) -> None:
             if getattr(self, "_closed", False):
                 return
+            # landing under a drag or a gesture, its tab is added behind: switching tabs
+            # would hide the view (or end the placement) the user is working in
+            current = not self.desktop.watcher.busy()
+            if not current:
+                self.show_message(f"{Path(path).name} is open in a tab of its own (not "
+                                  "switched to during the drag or gesture under way)")
             if known():
-                self.open(path)             # opened meanwhile: that one is shown
+                self.open(path, current)    # opened meanwhile: that one is shown
                 return
             self.last_error = ""
             session = DocumentSession(document, self)
             self.included_files.add(document)
-            self._show_opened(session, path)
+            self._show_opened(session, path, current)
 
         def failed(exc: BaseException) -> None:
             self.last_error = f"{Path(path).name} could not be opened ({type(exc).__name__}: {exc})"
@@ -707,12 +749,22 @@ class MainWindow(QtWidgets.QMainWindow):
                                context=self.desktop.load_context(),
                                on_result=opened, on_error=failed)
         job.path = path
+        job.finished.connect(self._on_open_ended)
         return job
 
-    def _show_opened(self, session: DocumentSession, path: str) -> DocumentSession | None:
+    def _on_open_ended(self, job) -> None:
+        """A background open that ended without a document: say so when it was the
+        user's Cancel (a failure says why itself)."""
+        from .desktop.jobs import CANCELLED
+        if job.state == CANCELLED and not getattr(self, "_closed", False):
+            name = Path(getattr(job, "path", "") or "").name or "the file"
+            self.statusBar().showMessage(f"Cancelled: {name} was not opened", 8000)
+
+    def _show_opened(self, session: DocumentSession, path: str,
+                     current: bool = True) -> DocumentSession | None:
         """The tab of a session just opened, or None (see :meth:`add_session`)."""
         with gc_paused():   # the tab's tree items and drawings: long-lived too
-            tab = self.add_session(session)
+            tab = self.add_session(session, current)
         if tab is None:
             self._forget_if_unused(session.document)
             session.deleteLater()
@@ -720,8 +772,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._add_recent(path)
         errors = session.document.diagnostics.errors
         if errors:
-            self.diagnostics_dock.show()
-            self.bottom_tabs.setCurrentWidget(self.diagnostics)
+            if current:      # (the panel lists the current tab's)
+                self.diagnostics_dock.show()
+                self.bottom_tabs.setCurrentWidget(self.diagnostics)
             self.statusBar().showMessage(f"{Path(path).name}: {len(errors)} error(s); "
                                          "the rest is shown", 10000)
         return session
@@ -757,6 +810,9 @@ class MainWindow(QtWidgets.QMainWindow):
         gesture = self.placement or self.joint_adder
         if gesture is not None and gesture.session is tab.session:
             self.end_gesture()
+        for job in self.jobs.jobs:       # its background work (SNAP) has nowhere to land
+            if getattr(job, "session", None) is tab.session:
+                job.cancel()
         document = tab.session.document
         if discarded:
             self._revert(document)
@@ -1161,9 +1217,9 @@ class MainWindow(QtWidgets.QMainWindow):
         # automatic inertia then finds them in the mesh cache
         from snapframe.core.live.background import mesh_inertia_copies, warm_mesh_inertia
         links = mesh_inertia_copies(panel.part)
-        if links:
-            self.jobs.submit(f"Reading the meshes of {Path(path).name}", warm_mesh_inertia,
-                             links)
+        if links:   # (end_gesture cancels it: a part given up needs no inertia)
+            self._mesh_job = self.jobs.submit(f"Reading the meshes of {Path(path).name}",
+                                              warm_mesh_inertia, links)
         return panel
 
     def _show_ghost(self, placement) -> None:
@@ -1219,6 +1275,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _on_placed(self, key: str) -> None:
         target = self.placement.target if self.placement is not None else ""
+        self._mesh_job = None     # placed: its inertia still wants the meshes integrated
         self.end_gesture()
         self.show_message(f"Placed {key}" + (f" on {target}" if target else "")
                           + " (Undo removes it)")
@@ -1303,6 +1360,9 @@ class MainWindow(QtWidgets.QMainWindow):
         panel = self.placement or self.joint_adder
         placing = self.placement is not None
         dock = self._gesture_dock
+        mesh_job, self._mesh_job = self._mesh_job, None
+        if mesh_job is not None:
+            mesh_job.cancel()       # the part was given up: its meshes are not needed
         if panel is None and dock is None:
             return
         self.placement = self.joint_adder = None
@@ -1466,6 +1526,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if path is None:
             suffix = next((s for _l, f, s, _fl in SAVE_FORMATS if f == fmt), ".sdf")
             return self.save_as_dialog(fmt, suffix, flatten)
+        if not self._may_overwrite(path):
+            return False
         try:
             warnings = session.document.save(path, fmt, flatten=flatten)
         except (OSError, ValueError) as exc:
@@ -1477,16 +1539,49 @@ class MainWindow(QtWidgets.QMainWindow):
         notes = [w for w in warnings if w.severity < Severity.WARNING]
         warnings = [w for w in warnings if w not in notes]
         if notes:
-            msg += " · " + "; ".join(n.message for n in notes[:2])
+            # (a note's first line sums it up: the files it lists are not status news)
+            msg += " · " + "; ".join(n.message.splitlines()[0] for n in notes[:2])
         if warnings:
-            QtWidgets.QMessageBox.warning(
-                self, "Saved, with losses",
-                f"{Path(path).name} was saved, but the format cannot keep everything:\n\n"
-                + "\n".join(f"• {w.message}" for w in warnings[:20]))
+            # what other tools cannot load (kept for Snapframe) is said apart from losses
+            others = [w for w in warnings if w.code == Code.NOT_PORTABLE]
+            losses = [w for w in warnings if w not in others]
+            parts = []
+            if losses:
+                parts.append(f"{Path(path).name} was saved, but the format cannot keep "
+                             "everything:\n\n" + "\n".join(f"• {w.message}"
+                                                            for w in losses[:20]))
+            if others:
+                parts.append(("Other tools cannot load all of it" if losses else
+                              f"{Path(path).name} was saved as it is, but other tools "
+                              "cannot load all of it") + ":\n\n"
+                             + "\n".join(f"• {w.message}" for w in others[:20]))
+            QtWidgets.QMessageBox.warning(self, "Saved, with losses", "\n\n".join(parts))
             msg += f" ({len(warnings)} warning{'s' * (len(warnings) != 1)})"
         self.statusBar().showMessage(msg, 6000)
         self._add_recent(str(Path(path).resolve()))
         return True
+
+    def _may_overwrite(self, path) -> bool:
+        """Before a save over a file an open document was read from: when another
+        program changed it since (a reload offered and ignored, say), ask whether to
+        overwrite that change.  True: go ahead."""
+        watcher = getattr(getattr(self, "desktop", None), "watcher", None)
+        if watcher is None or not watcher.changed_on_disk(str(path)):
+            return True
+        box = QtWidgets.QMessageBox(
+            QtWidgets.QMessageBox.Icon.Warning, "File changed on disk",
+            f"{Path(path).name} was changed on disk since it was read. Saving overwrites "
+            "that change with what the editor shows.", parent=self)
+        box.setObjectName("overwriteChangedFile")
+        overwrite = box.addButton("&Overwrite", QtWidgets.QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QtWidgets.QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QtWidgets.QMessageBox.StandardButton.Cancel)
+        box.exec()
+        if box.clickedButton() is overwrite:
+            return True
+        self.show_message(f"Not saved: {Path(path).name} changed on disk (Reload it to take "
+                          "the change)")
+        return False
 
     def _confirm_discard(self, sessions: list[DocumentSession]
                          ) -> list[DocumentSession] | None:
@@ -1535,8 +1630,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1400, 880)
-        if state is not None:
-            self.restoreState(state)
+        if state is None or not self.restoreState(state):
+            self._default_dock_sizes()
         folders = self.settings.value("library/folders", [], list) or []
         if folders and hasattr(self.library, "set_folders"):
             self.library.set_folders(folders)
@@ -1595,9 +1690,10 @@ class MainWindow(QtWidgets.QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QtGui.QDropEvent) -> None:  # noqa: N802
+        # read on a worker, as File ▸ Open does: a large file must not freeze the window
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.open(url.toLocalFile())
+                self.open_in_background(url.toLocalFile())
         event.acceptProposedAction()
 
     def about(self) -> None:

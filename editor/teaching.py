@@ -256,11 +256,15 @@ def _num(v: float, digits: int, compact: bool = False) -> str:
     return text
 
 
-def format_pose(X: Pose, rotation: str = "deg", digits: int = 4, compact: bool = False) -> str:
-    """``"x y z | r p y"`` in metres and ``rotation`` (``"deg"``, ``"rad"``) or
-    ``"quat"`` (``w x y z``): the form the chain and tooltips show.  ``compact`` drops
-    trailing zeros (``0 0 1.02 | 0° 0° 45°``)."""
-    xyz = " ".join(_num(v, digits, compact) for v in X.p)
+def format_pose(X: Pose, rotation: str = "deg", digits: int = 4, compact: bool = False,
+                length: str = "m") -> str:
+    """``"x y z | r p y"`` in metres (or ``length="mm"``: millimetres, marked ``mm``) and
+    ``rotation`` (``"deg"``, ``"rad"``) or ``"quat"`` (``w x y z``): the form the chain
+    and tooltips show.  ``compact`` drops trailing zeros (``0 0 1.02 | 0° 0° 45°``)."""
+    if length == "mm":
+        xyz = " ".join(_num(v * 1000.0, max(digits - 3, 1), compact) for v in X.p) + " mm"
+    else:
+        xyz = " ".join(_num(v, digits, compact) for v in X.p)
     if rotation == "quat":
         rot = "q " + " ".join(_num(v, digits, compact) for v in X.quat())
     elif rotation == "rad":

@@ -84,10 +84,10 @@ def load_ready(path: str | Path, context=None, joints: bool = False) -> Document
     from ..gcpause import gc_paused
     from ..loading import LoadContext, load
     from ..progress import checkpoint, phase
-    name = Path(path).name
     with gc_paused():     # the document and its live state: all long-lived
-        # (shares measured on a world of a thousand robots)
-        with phase(0.0, 0.45 if joints else 0.6, f"reading {name}"):
+        # (shares measured on a world of a thousand robots; the job's title names the
+        # file, so the steps do not: the status bar's line stays short)
+        with phase(0.0, 0.45 if joints else 0.6, "reading"):
             document = load(path, context or LoadContext())
         with phase(0.45 if joints else 0.6, 0.75 if joints else 1.0, "preparing the view"):
             live = document.live

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..commands import CommandStack
-from ..diagnostics import Diagnostic, Diagnostics, Severity
+from ..diagnostics import Code, Diagnostic, Diagnostics, Severity
 from ..events import ChangeKind, DocumentChanged, EventEmitter
 from .nodes import Include, Model, Node, World, walk
 
@@ -117,7 +117,11 @@ class Document:
         every ``//include`` as written (a modular save), True writes the included models
         in place.  A save in the document's own format that keeps its structure and
         reports nothing lost becomes the document's file and marks the undo stack clean;
-        other saves are exports.  A document that failed to load (no content) is not saved.
+        so does a save that loses nothing of a document whose own format cannot write (a
+        floor plan saved as SDFormat: the new file and format are then the document's);
+        other saves are exports.  Warnings about other tools (``Code.NOT_PORTABLE``: what
+        libsdformat cannot load that Snapframe reads back) are not losses.  A document
+        that failed to load (no content) is not saved.
         Raises ``ValueError`` for a format that cannot write and ``OSError`` when the
         file cannot be written (the old file is then untouched).
         """
@@ -158,10 +162,23 @@ class Document:
                         if (d.code, d.message, d.file, d.line) not in seen]
             self.diagnostics.replace(before)
         # Only a save that kept everything in the document's own structure makes the file
-        # the document again: after warnings, what they list is still unsaved.
-        faithful = descriptor.name == (self.format or descriptor.name) and not flatten \
-            and not any(d.severity >= Severity.WARNING for d in warnings)
+        # the document again: after warnings, what they list is still unsaved.  A format
+        # that cannot write (a floor plan) has no save of its own: a lossless save in
+        # another format is the only way to keep the document, so it becomes its file.
+        lossless = not any(d.severity >= Severity.WARNING and d.code != Code.NOT_PORTABLE
+                           for d in warnings)
+        own = reg.get(self.format) if self.format else descriptor
+        if own is None or own.can_write:
+            faithful = descriptor.name == (self.format or descriptor.name) and not flatten \
+                and lossless
+        else:
+            # (flattened, the file holds the includes' models: the document keeps them
+            # as includes, so only a document without includes is what the file is)
+            faithful = lossless and (not flatten or not self.includes())
         if faithful:
+            if self.format and self.format != descriptor.name:
+                # the files its reader read with it are not the new file's
+                self.extras.pop("source_files", None)
             self.path = str(target)
             self.format = descriptor.name
             self.commands.set_clean()

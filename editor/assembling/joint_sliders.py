@@ -132,6 +132,18 @@ class JointSpecRow:
     def core(self, shown: float) -> float:
         return shown / self.factor - self.offset
 
+    def at_limit(self, value: float, tolerance: float | None = None) -> float:
+        """``value`` (core units), or the limit it stands for: a value that shows as a
+        limit does (within half the last digit shown, or ``tolerance`` in core units)
+        is that limit exactly.  A door's 1.57 rad shows as 90.0°: the 90.0 typed back,
+        or the slider's end (900 ticks, 90.0°), is 1.57 rad, not 0.0008 rad beyond it."""
+        if tolerance is None:
+            tolerance = 0.5 * 10.0 ** -self.decimals / self.factor
+        for limit in (self.lower, self.upper):
+            if limit is not None and abs(value - limit) <= tolerance * (1 + 1e-9):
+                return limit
+        return value
+
     def span(self) -> tuple[float, float]:
         """The slider's range in core units."""
         free = FREE_ANGLE if self.angular else FREE_SLIDE
@@ -246,8 +258,11 @@ class JointRow(QtWidgets.QFrame):
 
         self.slider.setToolTip(self._range_tip())
         self.slider.valueChanged.connect(self._on_slider)
-        self.field.committed.connect(lambda v: self.typed.emit(spec.key, spec.core(v)))
-        self.field.stepped.connect(lambda v: self.typed.emit(spec.key, spec.core(v)))
+        # a value typed as a limit shows (90.0 for 1.57 rad) is that limit
+        self.field.committed.connect(
+            lambda v: self.typed.emit(spec.key, spec.at_limit(spec.core(v))))
+        self.field.stepped.connect(
+            lambda v: self.typed.emit(spec.key, spec.at_limit(spec.core(v))))
         self.field.invalid.connect(self._on_invalid)
         self.show_value(0.0)
         if spec.refusal:
@@ -280,7 +295,18 @@ class JointRow(QtWidgets.QFrame):
 
     def value(self) -> float:
         """The position the slider shows, in core units."""
-        return self.slider.value() / self.spec.scale
+        return self._ticks_value(self.slider.value())
+
+    def _ticks_value(self, ticks: int) -> float:
+        """The core value of a slider position: its ends are the limits exactly (the
+        ticks are rounded, a limit need not fall on one), the rest ``ticks / scale``."""
+        spec = self.spec
+        if ticks >= self.slider.maximum() and spec.upper is not None:
+            return spec.upper
+        if ticks <= self.slider.minimum() and spec.lower is not None:
+            return spec.lower
+        # within a tick's rounding of a limit: the limit
+        return spec.at_limit(ticks / spec.scale, 0.5 / spec.scale)
 
     def set_refused(self, reason: str) -> None:
         """Disable the row and say why the joint cannot move."""
@@ -304,7 +330,7 @@ class JointRow(QtWidgets.QFrame):
 
     # -- input --------------------------------------------------------------------
     def _on_slider(self, ticks: int) -> None:
-        value = ticks / self.spec.scale
+        value = self._ticks_value(ticks)
         self.field.setValue(self.spec.shown(value))
         self._show_state(value)
         self.moved.emit(self.spec.key, value)

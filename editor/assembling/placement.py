@@ -100,7 +100,7 @@ class DropTarget:
 def _root_label(document: Document) -> str:
     root = document.root
     if isinstance(root, World):
-        return f"(world {root.name})" if root.name else "(world)"
+        return "world"   # the world frame, as SDFormat names it (and as it is typed)
     return f"(model frame of {root.name})" if root is not None and root.name else \
         "(model frame)"
 
@@ -110,7 +110,8 @@ def drop_targets(session: DocumentSession, kinds: tuple[str, ...] = FRAME_KINDS
     """The frames of the open document a part can be placed on, root frame first then
     in document order: every resolved element of one of ``kinds`` (visuals and
     collisions are not frames).  Empty for an OpenPLX document, which composes with mates
-    (PlaceInclude refuses it)."""
+    (PlaceInclude refuses it).  A world's root frame is offered as ``world``: left
+    empty, the target would be that frame without saying so."""
     document = session.document
     if document.root is None or document.format == "openplx":
         return []
@@ -120,7 +121,7 @@ def drop_targets(session: DocumentSession, kinds: tuple[str, ...] = FRAME_KINDS
         if split_part(key)[1]:
             continue
         kind = table.kind(key)
-        if kind not in kinds:
+        if kind not in kinds and not (key == "" and kind == "world" and "model" in kinds):
             continue
         out.append(DropTarget(key, kind, _root_label(document) if not key else key))
     return out

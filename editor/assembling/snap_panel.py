@@ -32,7 +32,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from snapframe.core.diagnostics import Code, Diagnostic
 from snapframe.core.model import Link, Mate, MateConnector, Model
-from snapframe.core.model.edits import SetDeclared, SetMate
+from snapframe.core.model.edits import EditRefused, SetDeclared, SetMate
 from snapframe.core.model.nodes import MATE_TYPES
 
 from ..icons import kind_icon, status_icon
@@ -41,6 +41,7 @@ from ..panels._binding import SessionBinding
 from ..session import DocumentSession
 from ._common import (MONO_STYLE, MUTED_STYLE, Coalescer, hline, label, make, note_label,
                       show_note)
+from .mate_solves import MateSolves
 from .mates import ConnectorAdder, MateCreator, keeps_mates, muted_hint
 from .mates import can_mate as can_mate_parts
 
@@ -160,6 +161,8 @@ class SnapPanel(QtWidgets.QWidget):
         self._mate_shape: list[tuple[str, str]] = []
         self.body_keys: list[str] = []
         self._keys: dict[str, str] = {}    # SNAP path -> key, of the last refresh
+        #: The background mate edits of each document, by id of its session.
+        self._solves: dict[int, MateSolves] = {}
 
         self.summary = label("", MUTED_STYLE, self, wrap=True)
         self.status = note_label(self)
@@ -513,58 +516,57 @@ class SnapPanel(QtWidgets.QWidget):
     def _solve_in_background(self, mate: Mate, values: dict) -> bool:
         """A typed initial value of a mate in a large assembly: SNAP solves it on a
         worker (the status bar's progress, Cancel) and the edit and its result are
-        applied together, in one undo step, when it is done; cancelled (or another
-        value typed first), nothing changes.  False when it runs here as usual (a small
-        assembly, no window's job runner, an edit SNAP cannot solve ahead)."""
-        from snapframe.core.live.background import (push_solved_mate_edit,
-                                                    snap_input_with_values)
-        from snapframe.core.snap import solve
+        applied together, in one undo step, to the document it was typed for, whichever
+        the panel shows then (see :mod:`.mate_solves`: a newer value of the same mate
+        replaces it, values of other mates follow it in order).  False when it runs
+        here as usual (a small assembly, no window's job runner, a value the edit
+        refuses, an edit SNAP cannot solve ahead)."""
+        from snapframe.core.live.background import MATE_VALUE_FIELDS, snap_input_with_values
         session = self.session
-        runner = getattr(self.window(), "jobs", None)
-        if runner is None or session is None or \
+        window = self.window()
+        runner = getattr(window, "jobs", None)
+        if runner is None or session is None or not MATE_VALUE_FIELDS.issuperset(values) or \
                 len(session.live.snap.status) < BACKGROUND_SNAP_FRAMES:
             return False
         document = session.document
         try:
-            inp = snap_input_with_values(document, mate, values)
-        except Exception:   # the usual path reports what is wrong
-            return False
-        if inp is None:
-            return False
-        previous = getattr(self, "_snap_job", None)
-        if previous is not None:
-            previous.cancel()              # the newest value wins
-        edited: list[bool] = []
+            SetMate(document, mate, **values)   # refused now, as the usual path refuses it
+        except EditRefused:
+            return False                        # (which says why)
+        solves = self._solves.get(id(session))
+        inp = None
+        if solves is None or not solves.busy:
+            try:
+                inp = snap_input_with_values(document, mate, values)
+            except Exception:   # the usual path reports what is wrong
+                return False
+            if inp is None:
+                return False
+        if solves is None:
+            sessions = getattr(window, "sessions", None)
 
-        def note_edit(_event) -> None:
-            edited.append(True)
-        session.edited.connect(note_edit)
-
-        key = document.key(mate)
-
-        def solved(result) -> None:
-            if self.session is not session:
-                return
-            if edited:       # the assembly changed meanwhile: solved here, as usual
-                if document.element(key) is mate:
-                    self._push(SetMate, mate, **values)
-                return
-            push_solved_mate_edit(document, mate, values, inp, result)
-
-        def ended(job) -> None:
-            session.edited.disconnect(note_edit)
-            if self._snap_job is job:
-                self._snap_job = None
-            if job.state != "done":
-                self._refresh_later.request()       # the fields show the document again
-
-        job = runner.submit(f"Assembling (SNAP) for {mate.name}", solve, inp.problem,
-                            on_result=solved,
-                            on_error=lambda _exc: self._push(SetMate, mate, **values))
-        job.finished.connect(ended)
-        self._snap_job = job
+            def is_open() -> bool:      # (its tab was not closed)
+                return not callable(sessions) or session in sessions()
+            solves = MateSolves(session, runner, is_open, self)
+            solves.landed.connect(lambda reason, s=session: self._on_landed(s, reason))
+            solves.idle.connect(lambda s=session: self._forget_solves(s))
+            self._solves[id(session)] = solves
         show_note(self.status, "")
+        solves.submit(mate, values, inp)
         return True
+
+    def _on_landed(self, session: DocumentSession, reason: str) -> None:
+        """A background mate edit of ``session`` was made, refused or given up."""
+        if self.session is session:
+            show_note(self.status, reason)
+            self._request()          # the fields show the document's values again
+
+    def _forget_solves(self, session: DocumentSession) -> None:
+        solves = self._solves.get(id(session))
+        if solves is not None and not solves.busy:
+            del self._solves[id(session)]
+            solves.close()
+            solves.deleteLater()
 
     def _push(self, factory, *args, **kwargs) -> str:
         session = self.session

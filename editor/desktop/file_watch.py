@@ -5,11 +5,13 @@ every file it includes at any depth, and the files a format's reader lists as re
 it in ``extras["source_files"]``: OpenPLX imports, a floor plan folder's JSON files and
 its door files).  A burst of changes (a generator writing, ``git checkout``) is taken as
 one after a short quiet time.  What changed is compared with what was last seen of the
-file (time, size, inode).  The editor's own writes are recorded when they are made (the
-document's ``written`` event: a save, with losses or not, and an export over its own
-file): what the file then is, and a hash of its content, so they never look like someone
-else's.  Programs that save atomically replace the file (a new inode): its watch is set
-again after every change.
+file (time, size, inode), then with a hash of the content the editor holds (as read, or
+as it last wrote it): a generator that rewrites a file with the same content, or a touch,
+is no change.  The editor's own writes are recorded when they are made (the document's
+``written`` event: a save, with losses or not, and an export over its own file), so they
+never look like someone else's.  Programs that save atomically replace the file (a new
+inode): its watch is set again after every change.  :meth:`ReloadWatcher.changed_on_disk`
+tells the window, before a save, that the file it would overwrite changed since.
 
 Then, for each document to read again (the changed file's own document when one is open,
 else every open document including it): with no unsaved edits and the *reload silently*
@@ -164,8 +166,9 @@ class ReloadWatcher(QtCore.QObject):
         self._pending: set[str] = set()
         #: What was last seen of each watched file.
         self._known: dict[str, Signature] = {}
-        #: A hash of what this editor last wrote to a file (its own saves).
-        self._own: dict[str, str] = {}
+        #: A hash of each watched file's content as the editor has it: as it was read (or
+        #: read again), or as this editor last wrote it (its own saves).
+        self._content: dict[str, str] = {}
         #: Silent reloads waiting for a drag or a gesture to end: id -> (document, files).
         self._deferred: dict[int, tuple[object, list[str]]] = {}
         self._retry = QtCore.QTimer(self)
@@ -214,6 +217,25 @@ class ReloadWatcher(QtCore.QObject):
         for session in list(self._sessions.values()):
             self.untrack(session)
 
+    def changed_on_disk(self, path: str) -> bool:
+        """Whether the file ``path``, which an open document was read from (or saved
+        to), now holds other content than the editor read or wrote there: a save over
+        it would overwrite another program's change (one the user ignored, say)."""
+        resolved = _resolved(path)
+        held = self._content.get(resolved)
+        if held is None:
+            return False
+        now = _digest(resolved)
+        return now is not None and now != held
+
+    def _note_content(self, path: str) -> None:
+        """The file's content is now what the editor has of it (read, or written)."""
+        digest = _digest(path)
+        if digest is None:
+            self._content.pop(path, None)
+        else:
+            self._content[path] = digest
+
     def watched(self) -> set[str]:
         """Every file watched now."""
         return set().union(*self._files.values()) if self._files else set()
@@ -228,6 +250,7 @@ class ReloadWatcher(QtCore.QObject):
         for path in files:
             if path not in self._known:
                 self._known[path] = _signature(path)
+                self._note_content(path)
         self._files[id(session)] = files
         self._sync_watches()
 
@@ -248,9 +271,7 @@ class ReloadWatcher(QtCore.QObject):
         if not document.path or _resolved(document.path) != resolved:
             return
         self._known[resolved] = _signature(resolved)
-        digest = _digest(resolved)
-        if digest is not None:
-            self._own[resolved] = digest
+        self._note_content(resolved)
         if resolved not in self._files.get(id(session), set()):
             self._refresh(session)
         # The file was replaced (atomic save): its watch follows the old inode.  It is set
@@ -303,9 +324,10 @@ class ReloadWatcher(QtCore.QObject):
             if now == self._known.get(path):
                 continue              # our own save, or touched without a change
             self._known[path] = now
-            own = self._own.get(path)
-            if own is not None and now is not None and _digest(path) == own:
-                continue              # what we wrote last (touched, or stat'ed late)
+            held = self._content.get(path)
+            if held is not None and now is not None and _digest(path) == held:
+                continue              # the content the editor has (rewritten the same,
+                                      # touched, or our own write stat'ed late)
             if now is not None:       # (deleted: nothing to read; a new file is awaited)
                 changed.append(path)
         self._watch_again(sorted(pending))
@@ -449,6 +471,11 @@ class ReloadWatcher(QtCore.QObject):
                 failed.append(document)
                 self.window.show_message(f"Not reloaded: {exc}", 12000)
                 continue
+            for path in files_of(document):
+                # read again: what it holds is the editor's now (not a change to offer,
+                # nor one a save would overwrite)
+                self._known[path] = _signature(path)
+                self._note_content(path)
             for session, keys, camera in kept:
                 doc = session.document
                 alive = [k for k in keys if k in doc.live.poses or doc.element(k) is not None]

@@ -7,6 +7,10 @@ UI thread as queued Qt events, in order: progress reports, then the end.  The re
 handed to ``on_result`` on the UI thread, where the document the UI shows is changed in
 one step; a job cancelled before its end is delivered never calls ``on_result`` (even
 when the worker had already finished), so Cancel leaves the previous state untouched.
+Once its end is delivered a job lets go of its callbacks (and of the frames of its
+error's traceback) and is deleted, so a closed document is not kept by the job that
+opened it; a failure that nothing of the job's own handled (no ``on_error``, or a
+callback that raised) is reported by :attr:`JobRunner.failed` for the user to see.
 
 The rule for the callable: it builds something new (a document nobody else holds, a
 result of immutable input taken on the UI thread) and never touches what the UI shows.
@@ -47,7 +51,11 @@ class Job(QtCore.QObject):
     :attr:`state` is ``running`` until the worker's end reaches the UI thread, then
     ``done`` (:attr:`result` set, ``on_result`` called), ``failed`` (:attr:`error` set)
     or ``cancelled``.  :attr:`fraction` (0..1, None when unknown) and :attr:`text`
-    follow the worker's reports.
+    follow the worker's reports.  :attr:`problem` is what to tell the user about a
+    failure the job's own callbacks did not deal with ("" otherwise).
+
+    Delivered, the job is deleted (``deleteLater``): its Python attributes stay readable
+    for whoever still holds it, its Qt side is gone.
     """
 
     progressed = QtCore.Signal(object, str)     # fraction (or None), text
@@ -65,6 +73,8 @@ class Job(QtCore.QObject):
         self.text = ""
         #: seconds the worker ran (set when it ends)
         self.seconds = 0.0
+        #: a failure nothing of the job's own dealt with, worded for the user ("" if none)
+        self.problem = ""
         self._on_result = on_result
         self._on_error = on_error
         self._relay = _Relay()
@@ -109,7 +119,10 @@ class Job(QtCore.QObject):
             if self.state == RUNNING:
                 loop.exec()
         finally:
-            self.finished.disconnect(loop.quit)
+            try:
+                self.finished.disconnect(loop.quit)
+            except RuntimeError:     # delivered and deleted already: so is the connection
+                pass
             if timer is not None:
                 timer.stop()
         return self.state != RUNNING
@@ -132,19 +145,27 @@ class Job(QtCore.QObject):
     def _on_end(self, result, error) -> None:
         if self.state != RUNNING:
             return
+        on_result, on_error = self._on_result, self._on_error
+        # delivered once: the closures (documents, sessions, inputs) are let go of
+        self._on_result = self._on_error = None
         if self.progress.cancelled or isinstance(error, Cancelled):
             self.state = CANCELLED
         elif error is not None:
             self.state, self.error = FAILED, error
-            if self._on_error is not None:
-                self._call(self._on_error, error)
+            if on_error is not None:
+                self._call(on_error, error)
             else:
                 _log.error("background job %r failed", self.title, exc_info=error)
+                self.problem = f"{self.title} failed: {_worded(error)}"
         else:
             self.state, self.result = DONE, result
-            if self._on_result is not None:
-                self._call(self._on_result, result)
+            if on_result is not None:
+                self._call(on_result, result)
+        if self.error is not None:
+            # logged: its traceback's frames would keep what the work was building
+            self.error.__traceback__ = None
         self.finished.emit(self)
+        self.deleteLater()
 
     def _call(self, handler: Callable, value) -> None:
         try:
@@ -152,6 +173,7 @@ class Job(QtCore.QObject):
         except Exception as exc:   # a slot must not take the event loop down
             _log.exception("handling the end of background job %r failed", self.title)
             self.state, self.error = FAILED, exc
+            self.problem = f"{self.title}: its result could not be used ({_worded(exc)})"
 
     # -- the worker's side ------------------------------------------------------------------
     def _report(self, fraction: float | None, text: str) -> None:
@@ -179,10 +201,13 @@ class Job(QtCore.QObject):
 class JobRunner(QtCore.QObject):
     """Starts jobs, each on a thread of its own, and lists those running.
 
-    ``started`` and ``ended`` (on the UI thread) let a progress widget follow them."""
+    ``started`` and ``ended`` (on the UI thread) let a progress widget follow them;
+    ``failed`` carries a job whose failure nothing of its own dealt with and what to
+    tell the user about it (the window shows it in the status bar)."""
 
     started = QtCore.Signal(object)     # a Job
     ended = QtCore.Signal(object)       # a Job whose state is final
+    failed = QtCore.Signal(object, str)     # a Job, its Job.problem
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -194,6 +219,11 @@ class JobRunner(QtCore.QObject):
     def jobs(self) -> list[Job]:
         """The jobs running now, oldest first."""
         return list(self._jobs)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`shutdown` was called: no job can be submitted any more."""
+        return self._closed
 
     def submit(self, title: str, fn: Callable, *args,
                on_result: Callable[[Any], None] | None = None,
@@ -232,3 +262,10 @@ class JobRunner(QtCore.QObject):
         if job in self._jobs:
             self._jobs.remove(job)
         self.ended.emit(job)
+        if job.problem:
+            self.failed.emit(job, job.problem)
+
+
+def _worded(exc: BaseException) -> str:
+    """An exception as a user reads it: its message, else its type."""
+    return str(exc) or type(exc).__name__

@@ -66,7 +66,11 @@ class PreferencesDialog(QtWidgets.QDialog):
         paths.addWidget(self.search_paths)
         paths.addLayout(adding)
         paths.addWidget(self.path_error)
-        form.addRow("Model &search paths", paths)
+        # (a row of a layout gets a label with no buddy, which shows the "&" as it is:
+        # the buddy set, Alt+P goes to the list; Alt+S is Autosave's)
+        paths_label = QtWidgets.QLabel("Model search &paths", self)
+        paths_label.setBuddy(self.search_paths)
+        form.addRow(paths_label, paths)
 
         self.autosave_seconds = QtWidgets.QSpinBox(self)
         self.autosave_seconds.setRange(0, MAX_AUTOSAVE_SECONDS)

@@ -67,6 +67,11 @@ class RenderView(QtWidgets.QWidget):
         ratio = self.devicePixelRatioF()
         return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
+    def sync_size(self) -> None:
+        """Give the render window the widget's size now (a resize of a widget not shown
+        yet reaches it only later): the camera's aspect ratio is then the one drawn."""
+        self._sync_size()
+
     def _sync_size(self) -> None:
         """The render window at the widget's size in device pixels (a resize, or a move
         to a screen of another pixel ratio: that changes no widget size)."""

@@ -29,7 +29,7 @@ from .canvas import Canvas
 from .ghost import Ghost
 from .gizmo import Gizmo
 from .picking import PickRequest, SurfacePoint, face_normal, nearest_on_screen, project
-from .render_view import RenderView
+from .render_view import _BUTTON_EVENTS, RenderView
 from .scene import TRIAD_KINDS, VIEWS, Look, SceneMirror, camera_position
 
 __all__ = ["Viewport", "VIEWS", "SurfacePoint"]
@@ -133,6 +133,8 @@ class Viewport(QtWidgets.QWidget):
         self.interactor.AddObserver("StartInteractionEvent", lambda *_: self._set_smooth(False))
         self.interactor.AddObserver("EndInteractionEvent", lambda *_: self._polish_timer.start())
         self._press: QtCore.QPoint | None = None
+        #: mouse buttons VTK saw pressed and not yet released (see _end_drags)
+        self._vtk_held: set = set()
         #: id of a mesh -> (its modification time, its cell locator); see _picker
         self._locators: dict[int, tuple[int, vtkStaticCellLocator]] = {}
         self._hover_key: str | None = None
@@ -243,8 +245,13 @@ class Viewport(QtWidgets.QWidget):
 
     # -- camera -------------------------------------------------------------------
     def fit(self, render: bool = True) -> None:
+        """Aim the camera at everything drawn, filling the view (F)."""
         bounds = self.mirror.bounds()
         if bounds is not None:
+            # (the fit depends on the aspect ratio: the render window's, which a resize of
+            # a tab not yet shown has not reached; fitted with a stale one, a wide scene
+            # is cut off)
+            self.widget.sync_size()
             self.canvas.fit(bounds)
         if render:
             self.render()
@@ -345,6 +352,11 @@ class Viewport(QtWidgets.QWidget):
         t = event.type()
         Type, left = QtCore.QEvent.Type, QtCore.Qt.MouseButton.LeftButton
         self._end_quiet_release()
+        if t == Type.Hide:
+            self._end_drags()
+            return False
+        if t == Type.MouseButtonRelease:
+            self._vtk_held.discard(event.button())
         if t == Type.MouseButtonPress and event.button() == left:
             pos = event.position().toPoint()
             if self._pick is None and self.gizmo.press(pos.x(), pos.y()):
@@ -381,7 +393,23 @@ class Viewport(QtWidgets.QWidget):
             self._hover_timer.start()
         elif t == Type.Leave:
             self._set_hover(None)
+        if t in (Type.MouseButtonPress, Type.MouseButtonDblClick):
+            self._vtk_held.add(event.button())     # (passed on to VTK's camera)
         return False
+
+    def _end_drags(self) -> None:
+        """The view is hidden (another tab made current) with a mouse button still down:
+        its release will not come here.  The gizmo's drag ends now (what it moved is one
+        undo step) and VTK is told the buttons it saw pressed are up, so coming back, a
+        mere mouse move neither drags the part nor turns the camera."""
+        if self.gizmo.release():
+            self._polish_timer.start()
+        self._press = None
+        held, self._vtk_held = self._vtk_held, set()
+        for button in held:
+            names = _BUTTON_EVENTS.get(button)
+            if names is not None and self.interactor is not None:
+                self.interactor.InvokeEvent(names[1])
 
     def _end_quiet_release(self) -> None:
         """VTK renders again (after the release of a click, see _filter)."""

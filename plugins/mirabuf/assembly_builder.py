@@ -883,8 +883,8 @@ class AssemblyBuilder:
         if self.tensors:
             self.diag.warning(Code.CONVERSION_ERROR, "mirabuf stores no inertia tensor "
                               "(Synthesis computes it from the meshes); the tensors of "
-                              f"{self.tensors} link(s) are not saved, their masses and centres "
-                              "of mass are")
+                              f"{self.tensors} link(s) are not saved; their masses and centres "
+                              "of mass are saved")
 
 
 def _welded(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:

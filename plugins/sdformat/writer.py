@@ -336,24 +336,41 @@ class _Writer:
         wanted_ids = {id(w) for w in wanted}
         for c in list(el):
             if _is_entity_element(el, c) and id(c) not in wanted_ids:
-                el.remove(c)
+                _remove_keeping_layout(c)
         position = {id(c): i for i, c in enumerate(el)}
         last = -1
         previous: etree._Element | None = None
+        layout: tuple[str, str, str] | None = None
         for w in wanted:
             at = position.get(id(w)) if w.getparent() is el else None
             if at is not None and at > last:
                 last, previous = at, w   # in order: stays in place
                 continue
-            w.tail = w.tail or "\n"
+            if w.getparent() is el:
+                _remove_keeping_layout(w)
+            if layout is None:
+                layout = _child_layout(el)   # (before anything moves: the file's own)
+            # Placed on a line of its own, indented like its siblings, its own content
+            # indented below it when it has none (an element made in the editor).
+            own, child, unit = layout
             if previous is not None:
+                w.tail, previous.tail = _line_break(previous.tail, own), "\n" + child
                 previous.addnext(w)
             else:
                 first = next((c for c in el if id(c) in wanted_ids and c is not w), None)
-                if first is None:
+                if first is None and len(el):
+                    before = el[-1]
+                    w.tail, before.tail = _line_break(before.tail, own), "\n" + child
+                    el.append(w)
+                elif first is None:
+                    el.text, w.tail = "\n" + child, "\n" + own
                     el.append(w)
                 else:
                     first.addprevious(w)
+                    w.tail = "\n" + child
+            if _unformatted(w) and len(child) % len(unit) == 0 and child == unit * (
+                    len(child) // len(unit)):
+                etree.indent(w, space=unit, level=len(child) // len(unit))
             previous = w
 
     def include(self, inc: Include) -> etree._Element:
@@ -421,6 +438,62 @@ class _Writer:
                     uri.text = os.path.relpath(resolved, self.out_dir)
             return el
         return self.element(twin)
+
+
+def _indent_before(el: etree._Element) -> str | None:
+    """The indentation of ``el``'s line in the file: the whitespace after the last line
+    break before its start tag (None when something else shares its line)."""
+    prev = el.getprevious()
+    parent = el.getparent()
+    space = prev.tail if prev is not None else parent.text if parent is not None else None
+    if space is None or space.strip() or "\n" not in space:
+        return None
+    return space.rsplit("\n", 1)[1]
+
+
+def _child_layout(el: etree._Element) -> tuple[str, str, str]:
+    """(``el``'s indentation, its children's, one level's) as the file has them (two
+    spaces a level where it says nothing)."""
+    own = _indent_before(el) or ""
+    child = next((i for i in (_indent_before(c) for c in el) if i is not None), None)
+    if child is None or len(child) <= len(own) or not child.startswith(own):
+        return own, own + "  ", "  "
+    return own, child, child[len(own):]
+
+
+def _line_break(space: str | None, own: str) -> str:
+    """The whitespace that ended the line of an element now followed by another one: a
+    line break kept as it was (the next sibling's or the closing tag's indentation)."""
+    return space if space is not None and not space.strip() and "\n" in space \
+        else "\n" + own
+
+
+def _remove_keeping_layout(c: etree._Element) -> None:
+    """Take ``c`` out of its parent, the line it stood on with it: what followed it (its
+    tail) ends the line before instead, so the closing tag keeps its indentation."""
+    parent = c.getparent()
+    if parent is None:
+        return
+    tail = c.tail
+    prev = c.getprevious()
+    if tail is not None and not tail.strip():
+        if prev is not None:
+            prev.tail = tail if prev.tail is None or not prev.tail.strip() else prev.tail
+        elif parent.text is None or not parent.text.strip():
+            parent.text = tail
+    parent.remove(c)
+
+
+def _unformatted(el: etree._Element) -> bool:
+    """Whether ``el`` has children and no line breaks between them (built in memory)."""
+    if len(el) == 0:
+        return False
+    for node in el.iter():
+        if node is not el and "\n" in (node.tail or ""):
+            return False
+        if node.text is not None and not node.text.strip() and "\n" in node.text:
+            return False
+    return True
 
 
 def _written(entities: list[Node]) -> list[Node]:
@@ -554,12 +627,16 @@ def write_mesh_exports(document: Document, exports: list[MeshExport], target: st
         flush()
     where = document.root.source if document.root is not None else None
     if written:
+        # The first line sums it up (a floor plan writes a hundred files: a status bar
+        # shows that line), the second names them (the command line prints both).
         folder = written[0].path.parent
+        count = len(written)
         names = ", ".join(e.path.name for e in written)
         document.diagnostics.add(Diagnostic(
             Severity.INFO, Code.FILES_WRITTEN,
-            f"{Path(target).name}: the meshes held in memory were written as {len(written)} "
-            f"STL file{'s' if len(written) != 1 else ''} in {folder}: {names}",
+            f"{count} mesh file{'s' if count != 1 else ''} written to {folder.name}/ "
+            f"next to {Path(target).name} (STL files of the meshes held in memory)\n"
+            f"in {folder}: {names}",
             where.file if where else "", where.line if where else 0))
     if failed:
         listed_ = "; ".join(f"{e.path} ({exc.strerror or exc})" for e, exc in failed)
@@ -871,11 +948,39 @@ def report_unconverted(document: Document, flatten: bool) -> None:
                                          "counterpart; left out", where)
 
 
+#: Formats libsdformat reads itself in an ``//include`` (URDF through its parser).
+LIBSDFORMAT_INCLUDE_FORMATS = frozenset({"sdformat", "urdf"})
+
+
+def report_nonportable_includes(document: Document, flatten: bool) -> None:
+    """Warn about every include a modular save writes as an ``<include>`` of a file only
+    a custom model parser reads (a floor plan, a mirabuf assembly): Snapframe reads the
+    file back as it was, libsdformat and Gazebo cannot load it.  (``Code.NOT_PORTABLE``:
+    nothing is lost, so the save is still the document's.)  A flattened save writes
+    those models in place."""
+    if flatten:
+        return
+    others = [d for d in document.extras.get("other_worlds", ()) if d.root is not None]
+    for doc in (document, *others):
+        for inc in doc.includes():
+            if inc.merge or inc.model is None or not inc.format or \
+                    inc.format in LIBSDFORMAT_INCLUDE_FORMATS:
+                continue
+            name = doc.key(inc) if doc.root is not None else inc.effective_name
+            document.diagnostics.warning(
+                Code.NOT_PORTABLE, f"include {name or inc.effective_name}: libsdformat and "
+                f"Gazebo cannot load {inc.uri}; Save As SDFormat flattened writes it in place",
+                inc.source, key=name if doc is document else None)
+
+
 def write(document: Document, path: str | Path, *, flatten: bool = False) -> None:
     """Save ``document`` as SDFormat at ``path`` (atomically); content SDFormat cannot
-    hold (a distance mate, a URDF transmission) is reported in ``document.diagnostics``."""
+    hold (a distance mate, a URDF transmission) is reported in ``document.diagnostics``,
+    as are includes of files only Snapframe reads (kept: see
+    :func:`report_nonportable_includes`)."""
     report_unwritten_mates(document, flatten)
     report_unconverted(document, flatten)
+    report_nonportable_includes(document, flatten)
     out_dir = Path(path).resolve().parent
     # Meshes a reader holds in memory (params["data"]) become STL files next to the
     # output; the file refers to them relatively.  Planned first (the URIs), written

@@ -168,7 +168,9 @@ def test_drop_a_file_on_the_window_opens_it(qtbot, window, example_copy):
     pos = QtCore.QPointF(window.width() / 2, window.height() / 2)
     event = QtGui_drop(mime, pos)
     window.dropEvent(event)
-    assert window.session is not None and window.session.document.path == str(path.resolve())
+    # read on a worker (never on the UI thread): it lands as a tab a moment later
+    qtbot.waitUntil(lambda: window.session is not None, timeout=30000)
+    assert window.session.document.path == str(path.resolve())
 
 
 def QtGui_drop(mime, pos):

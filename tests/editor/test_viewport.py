@@ -287,6 +287,61 @@ def test_dragging_a_gizmo_ring_turns_in_angle_steps(qtbot, viewport, session):
     assert doc.element("gripper").pose.value.p == pytest.approx((0.0, 0.0, 0.0), abs=1e-12)
 
 
+def _hover(widget, point):
+    """A mouse move with no button held (the user comes back and moves the mouse)."""
+    from PySide6 import QtCore, QtGui, QtWidgets
+    Qt = QtCore.Qt
+    move = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, QtCore.QPointF(point),
+                             QtCore.QPointF(widget.mapToGlobal(point)), Qt.MouseButton.NoButton,
+                             Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QtWidgets.QApplication.sendEvent(widget, move)
+
+
+def test_a_view_hidden_in_the_middle_of_a_gizmo_drag_ends_the_drag(qtbot, viewport, session):
+    """Hidden with the mouse still down (another tab made current), the view never gets
+    the release: the drag ends at once, what it moved is one undo step, and a mouse move
+    with no button held afterwards moves nothing."""
+    from PySide6 import QtCore
+    from PySide6.QtTest import QTest
+    left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
+    doc = session.document
+    session.selection.select("gripper")
+    viewport.render()
+    X = viewport.gizmo._X_WG.copy()
+    start, at = _arrow_pixel(viewport, X, 0)
+    n = len(doc.commands)
+    QTest.mousePress(viewport.widget, left, none, start)
+    QTest.mouseMove(viewport.widget, viewport.pixel_of(X[:3, 3] + (at + 0.1) * X[:3, 0]))
+    moved = doc.element("gripper").pose.value.p[0]
+    assert moved == pytest.approx(0.1, abs=0.006)
+    viewport.hide()                                  # the mouse is still down
+    assert not viewport.gizmo.dragging
+    viewport.show()
+    qtbot.waitExposed(viewport)
+    _hover(viewport.widget, viewport.pixel_of(X[:3, 3] + (at + 0.3) * X[:3, 0]))
+    assert doc.element("gripper").pose.value.p[0] == moved
+    assert len(doc.commands) == n + 1                # the drag so far: one step
+    doc.commands.undo()
+    assert doc.element("gripper").pose.value.p == pytest.approx((0.0, 0.0, 0.0))
+
+
+def test_a_view_hidden_while_the_camera_is_dragged_lets_go_of_the_camera(qtbot, viewport):
+    """The camera's drag (VTK's) ends too: back on the view, hovering does not turn it."""
+    from PySide6 import QtCore
+    from PySide6.QtTest import QTest
+    left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier
+    camera = viewport.canvas.camera
+    widget = viewport.widget
+    QTest.mousePress(widget, left, none, QtCore.QPoint(40, 40))
+    QTest.mouseMove(widget, QtCore.QPoint(60, 50))
+    viewport.hide()                                  # the mouse is still down
+    viewport.show()
+    qtbot.waitExposed(viewport)
+    held = (camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp())
+    _hover(widget, QtCore.QPoint(300, 200))
+    assert (camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp()) == held
+
+
 def test_a_closed_viewport_ignores_later_edits(qtbot, session):
     from snapframe.editor.viewport.widget import Viewport
     view = Viewport(session)

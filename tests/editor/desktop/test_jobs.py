@@ -161,3 +161,29 @@ def test_the_progress_widget_follows_the_newest_job_and_its_cancel_button(qtbot,
     qtbot.waitUntil(lambda: not job1.running)
     assert job1.state == CANCELLED and job1.result is None
     assert widget.isHidden()
+
+
+def test_a_failure_nothing_of_the_job_handles_is_reported_for_the_user(qtbot, runner):
+    """A worker's exception without an ``on_error``, or a result handler that raises,
+    reaches ``failed`` with words for the status bar; one that ``on_error`` deals with
+    does not."""
+    said = []
+    runner.failed.connect(lambda job, text: said.append((job.title, text)))
+
+    def boom():
+        raise ValueError("no such file")
+
+    def refuse(_result):
+        raise RuntimeError("the document is gone")
+
+    unhandled = runner.submit("Opening a.sdf", boom)
+    assert unhandled.wait(5) and unhandled.state == FAILED
+    broken = runner.submit("Assembling", lambda: 1, on_result=refuse)
+    assert broken.wait(5) and broken.state == FAILED
+    handled = runner.submit("Reading", boom, on_error=lambda _exc: None)
+    assert handled.wait(5) and handled.state == FAILED
+    assert said == [("Opening a.sdf", "Opening a.sdf failed: no such file"),
+                    ("Assembling", "Assembling: its result could not be used "
+                                   "(the document is gone)")]
+    # (the error is kept, the worker's frames it pointed to are not)
+    assert str(unhandled.error) == "no such file" and unhandled.error.__traceback__ is None

@@ -134,3 +134,17 @@ def test_file_open_recent_and_a_drop_on_the_view_open_in_the_background(
     [job] = window.jobs.jobs
     assert job.wait(60) and window.tabs.count() == 2
     assert Path(window.session.document.path).name == "arm.sdf"
+
+
+def test_an_open_whose_tab_cannot_be_made_says_so_in_the_status_bar(
+        qtbot, window, example_copy, monkeypatch):
+    """A failure in the handler of a job's result (not only the worker's) reaches the
+    user, not just the log."""
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("no room for another tab")
+    monkeypatch.setattr(window, "_show_opened", broken)
+    job = window.open_in_background(example_copy("arm_gripper") / "arm.sdf")
+    assert job.wait(60)
+    assert window.tabs.count() == 0
+    message = window.statusBar().currentMessage()
+    assert "Opening arm.sdf" in message and "no room for another tab" in message

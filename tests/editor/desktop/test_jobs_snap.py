@@ -141,3 +141,64 @@ def test_the_newest_value_typed_wins(qtbot, window, chain_file):
     assert first.state == CANCELLED and second.state == DONE
     assert doc.element("hinge5").initial_angle == pytest.approx(0.4)
     assert len(doc.commands) == steps + 1
+
+
+def test_values_of_two_mates_typed_while_snap_solves_land_in_order_as_two_steps(
+        qtbot, window, chain_file):
+    """The second mate waits for the first's solve to land and is solved from the
+    document as that left it: the bodies end where two synchronous edits put them."""
+    session, panel = open_chain(qtbot, window, chain_file)
+    doc = session.document
+    steps = len(doc.commands)
+    assert panel.set_mate_value("hinge10", "initial_angle", 0.3) == ""
+    assert panel.set_mate_value("hinge20", "initial_angle", 0.4) == ""
+    [first] = window.jobs.jobs                 # one solve at a time
+    assert first.wait(60) and first.state == DONE
+    qtbot.waitUntil(lambda: not window.jobs.jobs, timeout=60000)
+    assert len(doc.commands) == steps + 2
+    assert doc.commands.undo_label == "Edit mate hinge20"
+    fresh = load(chain_file, LoadContext(use_environment=False))
+    fresh.live
+    fresh.commands.push(SetMate(fresh, fresh.element("hinge10"), initial_angle=0.3))
+    fresh.commands.push(SetMate(fresh, fresh.element("hinge20"), initial_angle=0.4))
+    after, expected = poses(doc), poses(fresh)
+    for key in expected:
+        np.testing.assert_allclose(after[key], expected[key], atol=1e-9, err_msg=key)
+    window.act_undo.trigger()                  # the second step only
+    assert doc.element("hinge20").initial_angle == pytest.approx(0.01)
+    assert doc.element("hinge10").initial_angle == pytest.approx(0.3)
+
+
+def test_a_result_solved_for_a_document_edited_meanwhile_is_not_applied(
+        qtbot, window, chain_file):
+    """An edit made while SNAP solves (here another mate's value, set by a script)
+    makes the result stale: the typed value is then solved on the UI thread, from the
+    document as it is, and the bodies end where the two synchronous edits put them."""
+    session, panel = open_chain(qtbot, window, chain_file)
+    doc = session.document
+    assert panel.set_mate_value("hinge100", "initial_angle", 0.3) == ""
+    [job] = window.jobs.jobs
+    assert session.make(SetMate, doc.element("hinge300"), initial_angle=-0.2)
+    assert job.wait(60) and job.state == DONE
+    assert doc.element("hinge100").initial_angle == pytest.approx(0.3)
+    assert doc.element("hinge300").initial_angle == pytest.approx(-0.2)
+    fresh = load(chain_file, LoadContext(use_environment=False))
+    fresh.live
+    fresh.commands.push(SetMate(fresh, fresh.element("hinge300"), initial_angle=-0.2))
+    fresh.commands.push(SetMate(fresh, fresh.element("hinge100"), initial_angle=0.3))
+    after, expected = poses(doc), poses(fresh)
+    for key in expected:
+        np.testing.assert_allclose(after[key], expected[key], atol=1e-9, err_msg=key)
+
+
+def test_closing_the_tab_cancels_its_snap(qtbot, window, chain_file):
+    session, panel = open_chain(qtbot, window, chain_file)
+    doc = session.document
+    steps = len(doc.commands)
+    assert panel.set_mate_value("hinge100", "initial_angle", 0.3) == ""
+    [job] = window.jobs.jobs
+    assert window.close_tab(window.tabs.indexOf(window.current))
+    assert job.cancel_requested
+    assert job.wait(60) and job.state == CANCELLED
+    assert len(doc.commands) == steps
+    assert doc.element("hinge100").initial_angle == pytest.approx(0.01)
