@@ -8,9 +8,10 @@ states), the top view on Ctrl+2.  What this module adds is the window's part: *F
 Open Folder…* (a folder is a document for a format that names a marker file,
 ``floorplan.json``), the marker file in the Open dialog's filter, each door shown at its
 start state when the plan opens (the joint overlay: :func:`show_door_start_states`; the
-file keeps the doors closed, with the start state for Gazebo), and *Add door* in the
-context menu of the building, its link, its wall pieces and its entryway frames, for each
-entryway without a door (one undo step:
+file keeps the doors closed, with the start state for Gazebo) and again after an edit or
+a reload from disk resets the overlay (the doors the user did not move), and *Add door*
+in the context menu of the building, its link, its wall pieces and its entryway frames,
+for each entryway without a door (one undo step:
 :func:`snapframe.plugins.floorplan.editing.AddDoor`).
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from .session import DocumentSession
 
 __all__ = ["folder_markers", "is_document_folder", "open_folder_dialog", "door_actions",
-           "add_door", "show_door_start_states"]
+           "add_door", "show_door_start_states", "DoorStartStates"]
 
 
 def folder_markers() -> list[str]:
@@ -69,9 +70,60 @@ def open_folder_dialog(window: "MainWindow") -> str | None:
 
 def show_door_start_states(session: "DocumentSession") -> dict[str, float]:
     """Show each door of a floor plan document at its start state (the joint overlay:
-    the Joints panel's sliders start there, nothing is edited); the positions set."""
-    from snapframe.plugins.floorplan.editing import show_start_states
-    return show_start_states(session.document)
+    the Joints panel's sliders start there, nothing is edited); the positions set.  From
+    then on the doors go back to their start states after every edit or reload that
+    resets the overlay (:class:`DoorStartStates`)."""
+    from snapframe.plugins.floorplan.editing import plan_of, show_start_states
+    document = session.document
+    shown = show_start_states(document)
+    # (also for a plan that could not be read: fixed on disk and reloaded, it has doors)
+    if (plan_of(document) is not None or document.format == "floorplan") and \
+            getattr(session, "door_start_states", None) is None:
+        session.door_start_states = DoorStartStates(session)
+    return shown
+
+
+class DoorStartStates:
+    """Keeps a floor plan's doors at their start states across edits.
+
+    Any edit (Add door, its undo, a reload from disk) resets the joint overlay, which
+    would show every door closed, as the file writes it.  When the edit is done (the
+    command stack says so), each door joint the overlay showed at its start state before
+    the edit, or that was not in the document before (a door put back by an undo, a new
+    one in the reloaded file), is shown at its start state again; a door the user moved
+    elsewhere stays as the edit left it.
+    """
+
+    #: How close (rad or m) a shown position must be to count as the start state.
+    TOLERANCE = 1e-9
+
+    def __init__(self, session: "DocumentSession") -> None:
+        from snapframe.plugins.floorplan.editing import start_positions
+        self.session = session
+        document = session.document
+        #: the overlay's positions when the current edit began (None: no edit under way)
+        self._before: dict[str, float] | None = None
+        #: the door joints with a start state, as of the last edit
+        self._known: set[str] = set(start_positions(document))
+        document.changed.connect(self._edit_begins)
+        document.commands.changed.connect(self._edit_done)
+
+    def _edit_begins(self, _event) -> None:
+        if self._before is None:
+            self._before = dict(self.session.live.joints.positions)
+
+    def _edit_done(self, _event) -> None:
+        from snapframe.plugins.floorplan.editing import show_start_states, start_positions
+        before, self._before = self._before, None
+        if before is None:
+            return              # no edit: a save marked the document clean
+        starts = start_positions(self.session.document)
+        again = [key for key, start in starts.items()
+                 if key not in self._known or
+                 abs(before.get(key, 0.0) - start) <= self.TOLERANCE]
+        self._known = set(starts)
+        if again:
+            show_start_states(self.session.document, again)
 
 
 def _restore_positions(session: "DocumentSession", positions: dict[str, float]) -> None:

@@ -9,6 +9,8 @@ tutorial documents, in the current metamodel vocabulary):
   bodies (``between-attachments``, with ``JointWithTree`` saying which is the parent).  A
   joint's axis is its ``common-axis``: a ``LineCollinearity`` of two bound vectors, each the
   x, y or z vector of a frame; the joint frame is the vector's frame on the parent body.
+  The joints must form a tree (no link moved by two joints, no loop), so that the links
+  no joint moves are the ones welded to the wall.
   Limits are ``JointLowerLimit``/``JointUpperLimit`` quantities ``of-joint`` it.  Links
   are boxes (``LinkWithPolytope`` -> ``CuboidWithSize``), with an optional inertia
   (``RigidBodyInertia``) and Gazebo material (``GazeboLinkRepresentation``);
@@ -28,7 +30,7 @@ import numpy as np
 from .errors import FloorPlanError
 from .linked_data import DYN, GEOM, GZB, KC, KC_STATE, OBJ, POLY, QUDT, REL, ST, Graph, Node
 from .model import ENTRYWAY, DoorInstance, DoorJoint, DoorLink, DoorObject, FloorPlan
-from .poses import ANGLE_UNITS, LENGTH_UNITS, PoseGraph
+from .poses import ANGLE_UNITS, LENGTH_UNITS, MAX_LENGTH, PoseGraph
 
 __all__ = ["read_doors", "default_door", "find_opening", "door_bounds",
            "DEFAULT_LOWER", "DEFAULT_UPPER", "LEAF_THICKNESS", "CLEARANCE"]
@@ -78,7 +80,7 @@ def read_doors(graph: Graph, poses: PoseGraph, plan: FloorPlan, world: str) -> l
                                      f"position of the door {obj.name}", file=node.file,
                                      element=name)
             positions = dict(obj.states[state_name])
-        door = DoorInstance(name, obj, X_WO, state_name, positions)
+        door = DoorInstance(name, obj, X_WO, state_name, positions, file=node.file)
         door.opening = find_opening(plan, door)
         instances.append(door)
     return instances
@@ -135,7 +137,9 @@ class _DoorReader:
             for iri in g.refs(chain_node, KC + "joints", required=False):
                 joint = g.node(iri, chain_node, KC + "joints", KC + "Joint")
                 joints[iri] = self._joint(joint, object_frame, body_names)
-        return DoorObject(name, links, list(joints.values()), self._states(joints))
+        _check_tree(name, node, list(joints.values()))
+        states, files = self._states(joints)
+        return DoorObject(name, links, list(joints.values()), states, node.file, files)
 
     def _box(self, body: str, about: Node) -> np.ndarray:
         g = self.g
@@ -153,8 +157,8 @@ class _DoorReader:
                     raise FloorPlanError(f"{g.name(polytope.iri)}: unknown length unit {unit}",
                                          file=polytope.file, element=g.name(polytope.iri))
                 scale = LENGTH_UNITS[unit]
-            size = np.array([g.number(polytope, POLY + k) for k in ("x-size", "y-size",
-                                                                     "z-size")]) * scale
+            size = np.array([g.number(polytope, POLY + k, limit=MAX_LENGTH / scale)
+                             for k in ("x-size", "y-size", "z-size")]) * scale
             if np.any(size <= 0):
                 raise FloorPlanError(f"{g.name(polytope.iri)} has a size that is not positive",
                                      file=polytope.file, element=g.name(polytope.iri))
@@ -271,10 +275,13 @@ class _DoorReader:
                 return self._quantity(node, kind, "the joint limit")
         return None
 
-    def _states(self, joints: dict[str, DoorJoint]) -> dict[str, dict[str, float]]:
-        """State name -> joint name -> position, for the joints (by IRI) of one door."""
+    def _states(self, joints: dict[str, DoorJoint]
+                ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+        """State name -> joint name -> position, for the joints (by IRI) of one door, and
+        state name -> the file giving it."""
         g = self.g
         states: dict[str, dict[str, float]] = {}
+        files: dict[str, str] = {}
         for node in g.of_type(ST + "JointState"):
             joint_iri = g.ref(node, ST + "joint", required=False)
             joint = joints.get(joint_iri) if joint_iri else None
@@ -285,7 +292,36 @@ class _DoorReader:
             position = g.node(g.ref(node, ST + "pose"), node, ST + "pose")
             value = self._quantity(position, joint.type, "the joint position")
             states.setdefault(g.name(state), {})[joint.name] = value
-        return states
+            files.setdefault(g.name(state), node.file)
+        return states, files
+
+
+def _check_tree(door: str, node: Node, joints: list[DoorJoint]) -> None:
+    """Refuse a kinematic chain that is no tree: a link moved by two joints, or joints
+    in a loop.  Such a door has no link left to weld to the wall (every link is some
+    joint's child) and a world file would let it fall as a free body."""
+    moved_by: dict[str, DoorJoint] = {}
+    for joint in joints:
+        other = moved_by.get(joint.child)
+        if other is not None:
+            raise FloorPlanError(f"door {door}: the link {joint.child} is moved by two joints, "
+                                 f"{other.name} and {joint.name}: a door's joints must form a "
+                                 "tree (a closed chain cannot be written)", file=node.file,
+                                 element=door)
+        moved_by[joint.child] = joint
+    for joint in joints:
+        path, body = [joint], joint.parent
+        while body in moved_by:
+            up = moved_by[body]
+            if up in path:
+                loop = path[path.index(up):][::-1]      # from parent to child
+                links = " -> ".join([loop[0].parent] + [j.child for j in loop])
+                raise FloorPlanError(
+                    f"door {door}: the joints {', '.join(j.name for j in loop)} form a "
+                    f"loop ({links}): no link of the door is fixed to the wall",
+                    file=node.file, element=door)
+            path.append(up)
+            body = up.parent
 
 
 # -- where a door is ------------------------------------------------------------------------

@@ -13,6 +13,8 @@ Doors are written closed (their own position zero, see :mod:`.world`);
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from snapframe.core.model import Document, Model, World
 from snapframe.core.model.edits import AddNode, EditRefused
 
@@ -94,11 +96,15 @@ def start_positions(document: Document) -> dict[str, float]:
     return out
 
 
-def show_start_states(document: Document) -> dict[str, float]:
-    """Turn each door of a floor plan document to its start state in the joint overlay
-    (views follow; the document is not edited).  Returns the positions set; joints the
-    overlay cannot move are left out."""
+def show_start_states(document: Document, keys: Iterable[str] | None = None
+                      ) -> dict[str, float]:
+    """Turn each door of a floor plan document (or only the door joints ``keys``) to its
+    start state in the joint overlay (views follow; the document is not edited).  Returns
+    the positions set; joints the overlay cannot move are left out."""
     wanted = start_positions(document)
+    if keys is not None:
+        keys = set(keys)
+        wanted = {k: v for k, v in wanted.items() if k in keys}
     if not wanted:
         return {}
     joints = document.live.joints

@@ -15,6 +15,18 @@ node-level contexts) is expanded by ``pyld.jsonld.expand`` itself.
 
 Contexts come from :mod:`.context_loader`: a URL that is not bundled is a
 :class:`FloorPlanError` before anything is processed, and nothing is ever downloaded.
+
+**Bounded work.**  pyld processes a type- or property-scoped context again for every node
+that uses it, so a small document whose nodes embed nodes of a type with a large scoped
+context costs nodes x terms (700 nodes x 1000 terms: 20 s).  Both paths therefore use
+:class:`_BoundedProcessor`, pyld's processor with three changes that do not change what
+expansion gives: a scoped context is processed once per active context it is applied to
+(and then reused, as pyld reuses processed URL contexts); a context list naming one
+context several times in a row names it once (processing it again changes nothing); and
+the work done (term definitions created, context entries copied) is counted against a
+:class:`ContextBudget` per floor plan read, beyond which the file is refused with a
+:class:`FloorPlanError`, as is a context list of more than :data:`MAX_CONTEXT_LIST`
+contexts.
 """
 from __future__ import annotations
 
@@ -28,9 +40,20 @@ from typing import Any
 from .context_loader import DocumentLoader, check_context_urls, make_document_loader
 from .errors import FloorPlanError
 
-__all__ = ["Expanded", "Expander", "expand", "expand_with_pyld"]
+__all__ = ["Expanded", "Expander", "ContextBudget", "expand", "expand_with_pyld",
+           "MAX_TERM_DEFINITIONS", "MAX_COPIED_TERMS", "MAX_CONTEXT_LIST"]
 
 _KEEP_PROCESSED = 256
+#: Most term definitions the contexts of one floor plan's files may take to process (the
+#: real plans here with their doors, read with cold caches, take under a thousand; each
+#: costs some 30 us).
+MAX_TERM_DEFINITIONS = 50_000
+#: Most term definitions copied from one active context to the next (a node-level or
+#: scoped context starts from a copy of the active one, kept while the file is expanded;
+#: real plans copy about 10 000).
+MAX_COPIED_TERMS = 2_000_000
+#: Most contexts one ``@context`` list may name (repeats in a row count once).
+MAX_CONTEXT_LIST = 64
 _MISSING = object()
 #: A relative IRI that is one plain path segment (no scheme, slash, query, fragment, and
 #: not a dot segment): resolved by appending it to the base's folder.
@@ -56,6 +79,100 @@ def _pyld():
     from pyld import jsonld   # imported on first use: 0.2 s, and only JSON-LD needs it
     from pyld.context_resolver import ContextResolver
     return jsonld, ContextResolver
+
+
+class ContextBudget:
+    """How much context processing the files of one floor plan may still take."""
+
+    def __init__(self, definitions: int | None = None, copies: int | None = None) -> None:
+        self.definitions = MAX_TERM_DEFINITIONS if definitions is None else definitions
+        self.copies = MAX_COPIED_TERMS if copies is None else copies
+        #: what was spent: term definitions created, terms copied
+        self.defined = 0
+        self.copied = 0
+
+    def define(self) -> None:
+        self.defined += 1
+        if self.defined > self.definitions:
+            raise FloorPlanError(f"its JSON-LD contexts take more than {self.definitions} term "
+                                 "definitions to process (scoped contexts applied over and "
+                                 "over?): not read")
+
+    def copy(self, terms: int) -> None:
+        self.copied += terms
+        if self.copied > self.copies:
+            raise FloorPlanError(f"its JSON-LD contexts take copying more than {self.copies} "
+                                 "term definitions to process (a context in every node?): "
+                                 "not read")
+
+
+def _listed_once(local: Any) -> Any:
+    """A context list with repeats in a row named once, and not too long."""
+    if not isinstance(local, list) or len(local) < 2:
+        return local
+    out = [item for k, item in enumerate(local)
+           if k == 0 or not isinstance(item, str) or item != local[k - 1]]
+    if len(out) > MAX_CONTEXT_LIST:
+        raise FloorPlanError(f"a @context lists {len(out)} contexts (at most "
+                             f"{MAX_CONTEXT_LIST} are read)")
+    return out if len(out) < len(local) else local
+
+
+_processor_class = None
+
+
+def _bounded_processor(on_property_dropped=None):
+    """A :class:`_BoundedProcessor` (the class is made on first use: pyld loads late)."""
+    global _processor_class
+    if _processor_class is None:
+        jsonld, _ = _pyld()
+
+        class _BoundedProcessor(jsonld.JsonLdProcessor):
+            """pyld's processor, with scoped contexts processed once per active context
+            and the work counted (see the module text)."""
+
+            def __init__(self, on_property_dropped=None) -> None:
+                if on_property_dropped is None:
+                    super().__init__()
+                else:
+                    super().__init__(on_property_dropped=on_property_dropped)
+                self.budget: ContextBudget | None = None
+                self._memo: dict[tuple, tuple] = {}
+
+            def forget(self) -> None:
+                self._memo.clear()
+
+            def _process_context(self, active_ctx, local_ctx, options, override_protected=False,
+                                 propagate=True, validate_scoped=True, cycles=None):
+                key = None
+                # (a call with ``cycles`` validates a context still being built: not kept)
+                if cycles is None and isinstance(local_ctx, (dict, list)):
+                    key = (id(active_ctx), id(local_ctx), override_protected, propagate,
+                           validate_scoped, options.get("base"))
+                    found = self._memo.get(key)
+                    if found is not None:
+                        return found[0]
+                result = super()._process_context(
+                    active_ctx, _listed_once(local_ctx), options,
+                    override_protected=override_protected, propagate=propagate,
+                    validate_scoped=validate_scoped, cycles=cycles)
+                if key is not None:
+                    # the inputs are kept with the result, so that their ids stay theirs
+                    self._memo[key] = (result, active_ctx, local_ctx)
+                return result
+
+            def _create_term_definition(self, *args, **kwargs):
+                if self.budget is not None:
+                    self.budget.define()
+                return super()._create_term_definition(*args, **kwargs)
+
+            def _clone_active_context(self, active_ctx):
+                if self.budget is not None:
+                    self.budget.copy(len(active_ctx.get("mappings", ())))
+                return super()._clone_active_context(active_ctx)
+
+        _processor_class = _BoundedProcessor
+    return _processor_class(on_property_dropped)
 
 
 def _failure(exc: Exception, file: str | Path) -> FloorPlanError:
@@ -86,7 +203,7 @@ class Expander:
         # A private cache: pyld's default one is shared by URL, so two context versions
         # (the bundled ones, the pinned originals in a test) would be confused.
         self._resolver = ContextResolver({}, self._loader)
-        self._processor = jsonld.JsonLdProcessor()
+        self._processor = _bounded_processor()
         self._absolute = jsonld._is_absolute_iri
         self._keyword = jsonld._is_keyword
         self._lock = threading.Lock()
@@ -99,15 +216,20 @@ class Expander:
         self._plans: dict[int, dict[str, tuple]] = {}
 
     # -- public -------------------------------------------------------------------------
-    def expand(self, document: Any, file: str | Path, base: str = "") -> Expanded:
+    def expand(self, document: Any, file: str | Path, base: str = "",
+               budget: ContextBudget | None = None) -> Expanded:
         """``document`` (parsed JSON) expanded; ``base`` is the document's URL (relative
         IRIs resolve against it when its context sets no ``@base``).  Raises
-        :class:`FloorPlanError` naming ``file`` for an unknown context or invalid JSON-LD."""
+        :class:`FloorPlanError` naming ``file`` for an unknown context, invalid JSON-LD or
+        context processing beyond ``budget`` (a fresh :class:`ContextBudget` when None;
+        pass one budget for all the files of one floor plan)."""
+        budget = budget if budget is not None else ContextBudget()
         # The fast walk refuses node-level contexts: the top-level one is all it reads
         # (pyld's path checks every context of the document first).
         top = document.get("@context") if isinstance(document, dict) else None
         check_context_urls({"@context": top}, file, self._contexts)
         with self._lock:
+            self._processor.budget = budget
             try:
                 return self._fast(document, base)
             except _Unsupported:
@@ -118,19 +240,25 @@ class Expander:
                 raise _failure(exc, file) from None
             except RecursionError:
                 raise FloorPlanError("JSON-LD nested too deeply to expand", file=file) from None
-        return self.expand_with_pyld(document, file, base)
+            finally:
+                self._processor.budget = None
+        return self.expand_with_pyld(document, file, base, budget)
 
-    def expand_with_pyld(self, document: Any, file: str | Path, base: str = "") -> Expanded:
-        """``pyld.jsonld.expand`` itself, offline (the reference the fast walk matches)."""
+    def expand_with_pyld(self, document: Any, file: str | Path, base: str = "",
+                         budget: ContextBudget | None = None) -> Expanded:
+        """``pyld.jsonld.expand`` itself, offline (the reference the fast walk matches),
+        its context work bounded (see the module text)."""
         check_context_urls(document, file, self._contexts)
         dropped: list[tuple[str, str]] = []
-        processor = self._jsonld.JsonLdProcessor(
-            on_property_dropped=lambda prop: dropped.append(("", str(prop))))
+        processor = _bounded_processor(lambda prop: dropped.append(("", str(prop))))
+        processor.budget = budget if budget is not None else ContextBudget()
         _, ContextResolver = _pyld()
         options = {"documentLoader": make_document_loader(file, self._contexts),
                    "contextResolver": ContextResolver({}, self._loader), "base": base}
         try:
             nodes = processor.expand(document, options)
+        except FloorPlanError as exc:
+            raise FloorPlanError(exc.message, file=file, element=exc.element) from None
         except self._jsonld.JsonLdError as exc:
             raise _failure(exc, file) from None
         except RecursionError:
@@ -156,6 +284,7 @@ class Expander:
                 self._folders.clear()
                 self._typed_memo.clear()
                 self._plans.clear()
+                self._processor.forget()
             self._documents[key] = active
         return active
 
@@ -383,11 +512,13 @@ def default_expander() -> Expander:
         return _default
 
 
-def expand(document: Any, file: str | Path, base: str = "") -> Expanded:
+def expand(document: Any, file: str | Path, base: str = "",
+           budget: ContextBudget | None = None) -> Expanded:
     """``document`` expanded against the bundled contexts (see :class:`Expander`)."""
-    return default_expander().expand(document, file, base)
+    return default_expander().expand(document, file, base, budget)
 
 
-def expand_with_pyld(document: Any, file: str | Path, base: str = "") -> Expanded:
+def expand_with_pyld(document: Any, file: str | Path, base: str = "",
+                     budget: ContextBudget | None = None) -> Expanded:
     """``document`` expanded by ``pyld.jsonld.expand`` against the bundled contexts."""
-    return default_expander().expand_with_pyld(document, file, base)
+    return default_expander().expand_with_pyld(document, file, base, budget)

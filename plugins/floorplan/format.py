@@ -111,11 +111,21 @@ def read(path: str | Path, context=None, *, check: bool = True,
         doc = Document(path=str(path), format="floorplan")
         doc.diagnostics.extend(found)
         return doc
-    doc = build_document(plan, path=path)
-    doc.extras["source_files"] = source_files(path, doors)
-    if check:
-        from snapframe.core.frames import check_document   # local: frames imports the model
-        check_document(doc)
+    try:
+        doc = build_document(plan, path=path)
+        doc.extras["source_files"] = source_files(path, doors)
+        if check:
+            from snapframe.core.frames import check_document   # local: frames imports the model
+            check_document(doc)
+    except FloorPlanError as error:
+        doc = Document(path=str(path), format="floorplan")
+        doc.diagnostics.extend(found)
+        doc.diagnostics.add(_diagnostic(error, path))
+    except Exception as exc:   # a bug of ours: a diagnostic, never a crash of the caller
+        doc = Document(path=str(path), format="floorplan")
+        doc.diagnostics.extend(found)
+        doc.diagnostics.error(Code.PLUGIN_ERROR, f"the floor plan reader failed on [{path}]: "
+                              f"{type(exc).__name__}: {exc}", SourceLocation(str(path)))
     return doc
 
 
@@ -134,8 +144,16 @@ def parse_include(include: NestedInclude, context) -> Model | None:
     plan = _load(path, found)
     model = None
     if plan is not None:
-        model = build_model(plan, diagnostics=found)
-        model.extras["source_files"] = source_files(path)
+        try:
+            model = build_model(plan, diagnostics=found)
+            model.extras["source_files"] = source_files(path)
+        except FloorPlanError as error:
+            found.add(_diagnostic(error, path))
+            model = None
+        except Exception as exc:   # a bug of ours: reported, the including file still reads
+            found.error(Code.PLUGIN_ERROR, f"the floor plan reader failed on [{path}]: "
+                        f"{type(exc).__name__}: {exc}", SourceLocation(str(path)))
+            model = None
     if target is not None:
         target.extend(found)
     if model is None or found.has_errors():

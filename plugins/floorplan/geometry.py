@@ -14,6 +14,11 @@ lintel, and a window also a sill.  Clipping a convex polyhedron by a plane needs
 interpolation along the edges that cross it, so the cuts are exact to rounding (points
 within :data:`PLANE_TOLERANCE` of a plane count as on it: flush faces and an opening
 touching a wall's mitred end leave no slivers).  No boolean library, no Blender.
+
+A short wall between two reflex corners has mitres that meet before its outer line: its
+listed outer corners coincide or cross, and the wall is built as what the mitres leave of
+it, a triangular prism.  An element no solid can be made of (numbers too large to
+compute with, faces that do not close) is reported naming it, and the rest is built.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ import numpy as np
 
 from .errors import FloorPlanError
 from .model import WALL, FloorPlan, Solid, Space
+from .triangulation import triangulate_polygon
 
 __all__ = ["Piece", "building_pieces", "wall_pieces", "floor_piece", "solid_piece",
            "closed_mesh_triangles", "triangulate_polygon", "signed_volume",
@@ -63,13 +69,26 @@ def building_pieces(plan: FloorPlan, floor_thickness: float = FLOOR_THICKNESS,
     """
     pieces: list[Piece] = []
 
-    def attempt(build) -> None:
+    def attempt(build, element: Solid | Space, what: str) -> None:
         try:
-            pieces.extend(build())
+            # numbers no solid can be made of (a corner at 1e300 m, say) overflow on the
+            # way: the element is reported, never the reader's caller crashed
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                built = build()
+            if all(np.isfinite(p.vertices).all() for p in built):
+                pieces.extend(built)
+                return
+            problem = FloorPlanError(f"{what} {element.name} cannot be built: its corners "
+                                     "are too far out", element=element.name)
         except FloorPlanError as error:
-            if problems is None:
-                raise
-            problems.append(error)
+            problem = error
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+            problem = FloorPlanError(f"{what} {element.name} cannot be built: {error}",
+                                     element=element.name)
+        problem = _located(problem, element)
+        if problems is None:
+            raise problem
+        problems.append(problem)
 
     cutters: dict[str, list[Solid]] = {}
     for opening in plan.openings.values():
@@ -77,13 +96,22 @@ def building_pieces(plan: FloorPlan, floor_thickness: float = FLOOR_THICKNESS,
             cutters.setdefault(wall_name, []).append(opening)
     bodies: dict[int, _Convex] = {}          # each opening made convex once, for its walls
     for wall in plan.walls.values():
-        attempt(lambda w=wall: wall_pieces(w, cutters.get(w.name, []), bodies))
+        attempt(lambda w=wall: wall_pieces(w, cutters.get(w.name, []), bodies), wall, "wall")
     if floor_thickness > 0:
         for space in plan.spaces.values():
-            attempt(lambda s=space: [floor_piece(s, floor_thickness)])
+            attempt(lambda s=space: [floor_piece(s, floor_thickness)], space, "the floor of")
     for feature in plan.features.values():
-        attempt(lambda f=feature: [solid_piece(f)])
+        attempt(lambda f=feature: [solid_piece(f)], feature, feature.kind)
     return pieces
+
+
+def _located(error: FloorPlanError, element: Solid | Space) -> FloorPlanError:
+    """``error`` with the file and line of ``element`` where it has none of its own."""
+    if error.file is not None or element.file is None:
+        return error
+    return FloorPlanError(error.message, file=element.file,
+                          line=error.line if error.line is not None else element.line,
+                          column=error.column, element=error.element or element.name)
 
 
 def wall_pieces(wall: Solid, openings: list[Solid],
@@ -93,7 +121,7 @@ def wall_pieces(wall: Solid, openings: list[Solid],
     An opening that does not reach into the wall (or only touches it) changes nothing;
     an uncut wall is one piece named like the wall.
     """
-    body = _Convex.from_solid(wall)
+    body = _wall_body(wall)
     if body is None:
         if openings:
             raise FloorPlanError("wall is not a convex prism, its openings cannot be cut",
@@ -226,74 +254,6 @@ def _consistent_winding(faces: list[list[int]]) -> list[list[int]]:
     return [face[::-1] if flip else face for face, flip in zip(faces, flipped)]
 
 
-def triangulate_polygon(points2d: np.ndarray) -> list[tuple[int, int, int]]:
-    """Ear-clipping triangulation of a simple polygon (clockwise or counter-clockwise).
-
-    Returns index triples into ``points2d``, each wound like the polygon.  Collinear
-    corners are kept as triangle corners, so edges shared with neighbouring faces match.
-    Raises ValueError when the polygon has no area or crosses itself.
-    """
-    pts = np.asarray(points2d, dtype=np.float64)
-    n = len(pts)
-    if n < 3:
-        raise ValueError("a polygon needs at least 3 points")
-    area = _signed_area(pts)
-    if abs(area) <= 0.0:
-        raise ValueError("the polygon has no area")
-    if n == 3:
-        return [(0, 1, 2)]
-    sign = 1.0 if area > 0 else -1.0
-    scale = max(float(np.ptp(pts[:, 0])), float(np.ptp(pts[:, 1])), 1e-300)
-    eps = 1e-12 * scale * scale
-    xy = [(float(x), float(y)) for x, y in pts[:, :2]]
-    ring = list(range(n))
-    triangles: list[tuple[int, int, int]] = []
-
-    def cross(a: int, b: int, c: int) -> float:
-        (ax, ay), (bx, by), (cx, cy) = xy[a], xy[b], xy[c]
-        return sign * ((bx - ax) * (cy - ay) - (by - ay) * (cx - ax))
-
-    if all(cross(ring[k - 1], ring[k], ring[(k + 1) % n]) > eps for k in range(n)):
-        return [(0, k, k + 1) for k in range(1, n - 1)]      # strictly convex: a fan
-
-    def is_ear(k: int) -> bool:
-        a, b, c = ring[k - 1], ring[k], ring[(k + 1) % len(ring)]
-        if cross(a, b, c) <= eps:
-            return False
-        corners = (xy[a], xy[b], xy[c])
-        for other in ring:
-            if other in (a, b, c) or xy[other] in corners:
-                continue
-            if (cross(a, b, other) >= -eps and cross(b, c, other) >= -eps
-                    and cross(c, a, other) >= -eps):
-                return False
-        return True
-
-    guard = 0
-    while len(ring) > 3:
-        for k in range(len(ring)):
-            if is_ear(k):
-                a, b, c = ring[k - 1], ring[k], ring[(k + 1) % len(ring)]
-                triangles.append((a, b, c))
-                del ring[k]
-                break
-        else:
-            # only collinear corners left around a sliver, or a crossing polygon
-            if all(abs(cross(ring[k - 1], ring[k], ring[(k + 1) % len(ring)])) <= eps
-                   for k in range(len(ring))):
-                break
-            raise ValueError("the polygon crosses itself")
-        guard += 1
-        if guard > n * n:
-            raise ValueError("the polygon crosses itself")
-    if len(ring) == 3:
-        triangles.append((ring[0], ring[1], ring[2]))
-    covered = sum(abs(_signed_area(pts[list(t)])) for t in triangles)
-    if abs(covered - abs(area)) > 1e-9 * max(abs(area), 1.0):
-        raise ValueError("the polygon crosses itself")
-    return triangles
-
-
 def signed_volume(vertices: np.ndarray, triangles: np.ndarray) -> float:
     """Volume enclosed by a closed mesh (divergence theorem); positive when outward."""
     V = np.asarray(vertices, dtype=np.float64)
@@ -330,7 +290,12 @@ class _Convex:
         except ValueError as error:
             raise FloorPlanError(f"shape of {solid.kind} {solid.name}: {error}",
                                  element=solid.name) from None
-        if signed_volume(points, cls(points, faces).triangles()) < 0:
+        try:
+            volume = signed_volume(points, cls(points, faces).triangles())
+        except ValueError as error:     # a face of no area, or one that crosses itself
+            raise FloorPlanError(f"shape of {solid.kind} {solid.name}: {error}",
+                                 element=solid.name) from None
+        if volume < 0:
             faces = [f[::-1] for f in faces]
         body = cls(points, faces)
         return body if body._is_convex() else None
@@ -422,6 +387,112 @@ class _Convex:
         corners = self.points.tolist()
         tris = [t for face in self.faces for t in _face_triangles(self.points, corners, face)]
         return np.array(tris, dtype=np.int64).reshape(-1, 3)
+
+
+# --- mitred walls whose outer corners meet or cross --------------------------------
+
+def _wall_body(wall: Solid) -> _Convex | None:
+    """The wall as a convex polyhedron, or None when it is not convex.
+
+    A FloorPlan wall is a trapezoid in its frame: the inner edge on y = 0, the outer edge
+    on y = t, each end cut by the mitre through a corner of the space.  A short wall
+    between two reflex corners has its mitres meet before the outer line: its outer
+    corners coincide (a side face of no area) or cross (the listed outline crosses
+    itself).  What the wall then holds is the part of the strip between its inner and
+    outer lines on the inner side of both mitres: a triangle, built here.
+    """
+    outline = _mitred_outline(wall)
+    if outline is not None and not _strictly_convex_2d(outline[0]):
+        return _clipped_wall(wall, *outline)
+    try:
+        return _Convex.from_solid(wall)
+    except FloorPlanError:
+        if outline is None:
+            raise
+        return _clipped_wall(wall, *outline)
+
+
+def _mitred_outline(wall: Solid) -> tuple[np.ndarray, float, float] | None:
+    """``(outline, bottom, top)`` in the wall frame when the wall is laid out as
+    FloorPlan writes walls (8 points: outer -x end, outer +x end, inner +x end, inner -x
+    end at the bottom, the same lifted along z), else None."""
+    points = np.asarray(wall.points, dtype=np.float64).reshape(-1, 3)
+    X = np.asarray(wall.X_WF, dtype=np.float64)
+    if len(points) != 8 or X.shape != (4, 4) or not np.isfinite(points).all() \
+            or not np.isfinite(X).all():
+        return None
+    local = (points - X[:3, 3]) @ X[:3, :3]
+    tol = 1e-9 * max(1.0, float(np.abs(local).max()))
+    bottom, top = local[:4], local[4:]
+    if np.ptp(bottom[:, 2]) > tol or np.ptp(top[:, 2]) > tol \
+            or abs(top[0, 2] - bottom[0, 2]) <= tol \
+            or np.abs(bottom[:, :2] - top[:, :2]).max() > tol:
+        return None
+    ring = bottom[:, :2]
+    if abs(ring[2, 1]) > tol or abs(ring[3, 1]) > tol or ring[2, 0] <= ring[3, 0] + tol \
+            or abs(ring[0, 1] - ring[1, 1]) > tol or abs(ring[0, 1]) <= tol:
+        return None
+    low, high = sorted((float(bottom[0, 2]), float(top[0, 2])))
+    return ring, low, high
+
+
+def _strictly_convex_2d(ring: np.ndarray) -> bool:
+    d = np.roll(ring, -1, axis=0) - ring
+    turns = d[:, 0] * np.roll(d, -1, axis=0)[:, 1] - d[:, 1] * np.roll(d, -1, axis=0)[:, 0]
+    tiny = 1e-12 * float(np.abs(ring).max()) ** 2
+    return bool((turns > tiny).all() or (turns < -tiny).all())
+
+
+def _clip_2d(ring: list[tuple[float, float]], normal: tuple[float, float], offset: float
+             ) -> list[tuple[float, float]]:
+    """The part of a convex polygon with ``normal . p <= offset``."""
+    out: list[tuple[float, float]] = []
+    nx, ny = normal
+    for k, p in enumerate(ring):
+        q = ring[(k + 1) % len(ring)]
+        dp, dq = nx * p[0] + ny * p[1] - offset, nx * q[0] + ny * q[1] - offset
+        if dp <= 0:
+            out.append(p)
+        if (dp < 0 < dq) or (dq < 0 < dp):
+            t = dp / (dp - dq)
+            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+    return out
+
+
+def _clipped_wall(wall: Solid, ring: np.ndarray, low: float, high: float) -> _Convex:
+    """The mitred wall ``ring`` (outer -x, outer +x, inner +x, inner -x) as the strip
+    between its inner and outer lines cut by both mitres, extruded from low to high."""
+    outer_left, outer_right, inner_right, inner_left = (tuple(map(float, p)) for p in ring)
+    depth = (outer_left[1] + outer_right[1]) / 2
+    reach = float(np.abs(ring[:, 0]).max()) + abs(depth) + 1.0
+    y0, y1 = sorted((0.0, depth))
+    shape = [(-reach, y0), (reach, y0), (reach, y1), (-reach, y1)]
+    for through, corner, keep in ((inner_left, outer_left, inner_right),
+                                  (inner_right, outer_right, inner_left)):
+        # the mitre line through the wall's end, the other end on its inner side
+        normal = (-(corner[1] - through[1]), corner[0] - through[0])
+        offset = normal[0] * through[0] + normal[1] * through[1]
+        side = normal[0] * keep[0] + normal[1] * keep[1] - offset
+        if side == 0.0:
+            shape = []
+            break
+        if side > 0:
+            normal, offset = (-normal[0], -normal[1]), -offset
+        shape = _clip_2d(shape, normal, offset)
+    flat = np.array(shape, dtype=np.float64).reshape(-1, 2)
+    if len(flat) >= 3 and _signed_area(flat) < 0:
+        flat = flat[::-1]
+    if len(flat) < 3 or _signed_area(flat) <= PLANE_TOLERANCE ** 2:
+        raise FloorPlanError(f"wall {wall.name} holds nothing: its mitres meet on its "
+                             "inner edge", element=wall.name)
+    m = len(flat)
+    local = np.vstack([np.column_stack([flat, np.full(m, low)]),
+                       np.column_stack([flat, np.full(m, high)])])
+    X = np.asarray(wall.X_WF, dtype=np.float64)
+    points = local @ X[:3, :3].T + X[:3, 3]
+    faces = [list(range(m - 1, -1, -1)), list(range(m, 2 * m))]
+    faces += [[i, (i + 1) % m, (i + 1) % m + m, i + m] for i in range(m)]
+    return _Convex(points, faces)
 
 
 def _cap(faces: list[list[int]]) -> list[int]:

@@ -21,6 +21,7 @@ frame) are read by :func:`.doors.read_doors` from the same graph.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -29,10 +30,10 @@ import numpy as np
 from snapframe.core.fileio import read_regular_file
 
 from .errors import FloorPlanError
-from .expansion import expand
+from .expansion import ContextBudget, expand
 from .linked_data import COORD, FP, POLY, Graph, Node
 from .model import (COLUMN, DIVIDER, ENTRYWAY, WALL, WINDOW, FloorPlan, Solid, Space)
-from .poses import PoseGraph
+from .poses import MAX_LENGTH, PoseGraph
 
 __all__ = ["load_jsonld", "jsonld_files", "read_graph", "MAX_FILES", "MAX_FILE_BYTES",
            "MAX_TOTAL_BYTES"]
@@ -93,8 +94,23 @@ def _parse(file: Path, budget: list[int]) -> object:
     except json.JSONDecodeError as exc:
         raise FloorPlanError(f"malformed JSON: {exc.msg}", file=file, line=exc.lineno,
                              column=exc.colno) from None
+    except ValueError as exc:
+        # Python reads integers of at most 4300 digits (a guard against slow parsing)
+        line, column = _long_number(data)
+        raise FloorPlanError(f"a number too long to read: {exc}", file=file, line=line,
+                             column=column) from None
     except RecursionError:
         raise FloorPlanError("malformed JSON: nested too deeply", file=file) from None
+
+
+def _long_number(data: bytes) -> tuple[int | None, int | None]:
+    """Line and column of the first run of more than 4300 digits in ``data``."""
+    found = re.search(rb"[0-9]{4301,}", data)
+    if found is None:
+        return None, None
+    start = found.start()
+    line = data.count(b"\n", 0, start) + 1
+    return line, start - (data.rfind(b"\n", 0, start) + 1) + 1
 
 
 def read_graph(path: Path | Iterable[Path]) -> tuple[Graph, list[Path]]:
@@ -102,12 +118,13 @@ def read_graph(path: Path | Iterable[Path]) -> tuple[Graph, list[Path]]:
     files = jsonld_files(path)
     graph = Graph()
     budget = [MAX_TOTAL_BYTES]
+    work = ContextBudget()          # context processing, for all the files together
     for file in files:
         document = _parse(file, budget)
         if not isinstance(document, (dict, list)):
             raise FloorPlanError("not a JSON-LD document (a JSON object or array expected)",
                                  file=file)
-        expanded = expand(document, file, file.resolve().as_uri())
+        expanded = expand(document, file, file.resolve().as_uri(), work)
         graph.add_document(expanded.nodes, str(file))
     return graph, files
 
@@ -235,8 +252,15 @@ class _Reader:
             raise FloorPlanError(f"space {name} is listed twice", file=node.file, element=name)
         shape = g.ref(node, FP + "shape")
         polygon, _, frame = self._points(node, shape)
-        space = Space(name, self._frame_of(node, frame), polygon)
+        space = Space(name, self._frame_of(node, frame), polygon, file=node.file)
         plan.spaces[name] = space
+        local = (polygon - space.X_WF[:3, 3]) @ space.X_WF[:3, :3]
+        x, y = local[:, 0], local[:, 1]
+        if float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)) > 0:
+            plan.warnings.append(FloorPlanError(
+                f"space {name} lists its corners counter-clockwise: its walls are "
+                "thickened into the room (as FloorPlan-DSL builds them)", file=node.file,
+                element=name))
         for iri in g.refs(node, FP + "walls", required=False):
             wall = g.node(iri, node, FP + "walls", FP + "Wall")
             solid = self._solid(wall, WALL)
@@ -265,19 +289,20 @@ class _Reader:
         if len(faces) < 4 or any(len(f) < 3 for f in faces):
             raise FloorPlanError(f"{g.name(solid_iri)} is not a closed solid ({len(faces)} "
                                  "faces)", file=solid_node.file, element=name)
-        thickness = g.number(node, FP + "thickness") if FP + "thickness" in node.props \
-            else None
+        thickness = g.number(node, FP + "thickness", limit=MAX_LENGTH) \
+            if FP + "thickness" in node.props else None
         if kind in (ENTRYWAY, WINDOW):
             # An opening's rectangle lies in the x-z plane of its frame (no height given).
             local = (points - X_WF[:3, 3]) @ X_WF[:3, :3]
             height = float(np.ptp(local[:, 2]))
         else:
-            height = g.number(node, FP + "height")
+            height = g.number(node, FP + "height", limit=MAX_LENGTH)
         for what, value in (("height", height), ("thickness", thickness)):
             if value is not None and value <= 0.0:
                 raise FloorPlanError(f"{name} has a {what} of {value:g} m", file=node.file,
                                      element=name)
-        return Solid(name, kind, X_WF, polygon, points, faces, height, thickness)
+        return Solid(name, kind, X_WF, polygon, points, faces, height, thickness,
+                     file=node.file)
 
     def _space_holding(self, plan: FloorPlan, solid: Solid) -> str | None:
         """The space whose floor polygon holds the centre of ``solid`` (x, y)."""

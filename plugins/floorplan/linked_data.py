@@ -160,8 +160,10 @@ class Graph:
                             if isinstance(i, dict) and isinstance(i.get("@id"), str)])
         return out
 
-    def number(self, node: Node, prop: str, default: float | None = None) -> float:
-        """The number ``prop`` holds (a JSON number or numeric text), finite."""
+    def number(self, node: Node, prop: str, default: float | None = None,
+               limit: float | None = None) -> float:
+        """The number ``prop`` holds (a JSON number or numeric text), finite (and at most
+        ``limit`` in size, when given)."""
         for v in self.values(node, prop):
             raw = v.get("@value") if isinstance(v, dict) else None
             if isinstance(raw, bool):
@@ -170,10 +172,16 @@ class Graph:
                 value = float(raw)
             except (TypeError, ValueError):
                 break
+            except OverflowError:           # an integer beyond any float (10**400)
+                value = math.inf
             if not math.isfinite(value):
                 raise FloorPlanError(f"{_short(prop)} of {self.name(node.iri)} is not a "
-                                     f"finite number: {raw!r}", file=node.file,
+                                     f"finite number: {_shown(raw)}", file=node.file,
                                      element=self.name(node.iri))
+            if limit is not None and abs(value) > limit:
+                raise FloorPlanError(f"{_short(prop)} of {self.name(node.iri)} is out of "
+                                     f"range: {_shown(raw)} (at most {limit:g} in size)",
+                                     file=node.file, element=self.name(node.iri))
             return value
         else:
             if default is not None:
@@ -192,6 +200,12 @@ class Graph:
         return FloorPlanError(f"{self.name(node.iri)} has no {_short(prop)} ({what} expected"
                               "; a key its contexts do not define is dropped)",
                               file=node.file, element=self.name(node.iri))
+
+
+def _shown(raw: Any) -> str:
+    """A value for a message: long ones cut short."""
+    text = repr(raw) if not isinstance(raw, int) else str(raw)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 def _short(iri: str | None) -> str:

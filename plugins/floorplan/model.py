@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import FloorPlanError
+
 #: Element kinds, as the FloorPlan metamodel types them.
 WALL, COLUMN, DIVIDER, ENTRYWAY, WINDOW = "wall", "column", "divider", "entryway", "window"
 OPENING_KINDS = (ENTRYWAY, WINDOW)
@@ -39,6 +41,8 @@ class Solid:
     thickness: float | None = None          # walls; openings: the summed wall thickness
     space: str | None = None                # the space a wall or feature belongs to
     voids: list[str] = field(default_factory=list)  # openings: the walls they cut
+    file: str | None = None                 # where it is defined (for diagnostics)
+    line: int | None = None
 
 
 @dataclass
@@ -50,6 +54,8 @@ class Space:
     polygon: np.ndarray
     walls: list[str] = field(default_factory=list)
     features: list[str] = field(default_factory=list)
+    file: str | None = None                 # where it is defined (for diagnostics)
+    line: int | None = None
 
 
 @dataclass
@@ -86,6 +92,8 @@ class DoorObject:
     links: list[DoorLink]
     joints: list[DoorJoint]
     states: dict[str, dict[str, float]] = field(default_factory=dict)
+    file: str | None = None                 # the file defining it (for diagnostics)
+    state_files: dict[str, str] = field(default_factory=dict)   # state -> its file
 
 
 @dataclass
@@ -98,6 +106,7 @@ class DoorInstance:
     state_name: str | None = None
     positions: dict[str, float] = field(default_factory=dict)
     opening: str | None = None       # the entryway it sits in, when known
+    file: str | None = None          # the file placing it (for diagnostics)
 
 
 @dataclass
@@ -115,6 +124,9 @@ class FloorPlan:
     openings: dict[str, Solid] = field(default_factory=dict)
     doors: list[DoorInstance] = field(default_factory=list)
     source: Path | None = None
+    #: what the reader accepted but a user should hear about (a counter-clockwise space,
+    #: a start state beyond a joint's limits), each located like an error
+    warnings: list[FloorPlanError] = field(default_factory=list)
 
     def solids(self) -> list[Solid]:
         """Every wall, feature and opening, in that order."""

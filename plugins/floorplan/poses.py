@@ -29,13 +29,16 @@ import numpy as np
 from .errors import FloorPlanError
 from .linked_data import COORD, GEOM, QUDT, REL, UNIT, Graph, Node
 
-__all__ = ["PoseGraph", "transform", "LENGTH_UNITS", "ANGLE_UNITS"]
+__all__ = ["PoseGraph", "transform", "LENGTH_UNITS", "ANGLE_UNITS", "MAX_LENGTH"]
 
 #: Units a coordinate may give (qudt unit IRIs), as metres and radians.
 LENGTH_UNITS = {UNIT + "M": 1.0, UNIT + "CentiM": 0.01, UNIT + "MilliM": 0.001}
 ANGLE_UNITS = {UNIT + "RAD": 1.0, UNIT + "DEG": math.pi / 180.0}
 #: How far (m, and rotation matrix entries) two chains of poses to one frame may differ.
 LOOP_TOLERANCE = 1e-6
+#: Larger coordinates and sizes are refused, as the DSL refuses them (a thousand km; a
+#: corner at 1e300 m leaves no solid computable).
+MAX_LENGTH = 1e6
 
 
 def transform(x: float = 0.0, y: float = 0.0, z: float = 0.0, alpha: float = 0.0,
@@ -126,8 +129,8 @@ class PoseGraph:
                                  element=g.name(pose.iri))
         length, angle = self._units(c)
         seen_by = g.ref(c, COORD + "as-seen-by", required=False) or wrt
-        values = [g.number(c, COORD + k, 0.0) for k in ("x", "y", "z", "alpha", "beta",
-                                                         "gamma")]
+        values = [g.number(c, COORD + k, 0.0, MAX_LENGTH / length) for k in ("x", "y", "z")]
+        values += [g.number(c, COORD + k, 0.0) for k in ("alpha", "beta", "gamma")]
         if values[5]:
             raise FloorPlanError(f"{g.name(c.iri)}: a rotation about x (gamma) is not part "
                                  "of FloorPlan poses (alpha about z, beta about y)",
@@ -257,7 +260,8 @@ class PoseGraph:
             g.node(seen_by, c, COORD + "as-seen-by", GEOM + "Frame")
             X = self.pose_in(seen_by, reference, referrer)
             length, _ = self._units(c)
-            v = np.array([g.number(c, COORD + k, 0.0) for k in ("x", "y", "z")]) * length
+            v = np.array([g.number(c, COORD + k, 0.0, MAX_LENGTH / length)
+                          for k in ("x", "y", "z")]) * length
             self._points[(reference, p)] = (base + X[:3, :3] @ v, seen_by)
         return self._points[key]
 

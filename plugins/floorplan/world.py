@@ -19,9 +19,10 @@ door's own angle (``ajar`` is 0.5 rad, ``open`` 1.5 rad).  Where the door starts
 carried for Gazebo by a ``JointPositionController`` system plugin in the door's model, one
 per joint with a start position: it names the joint and gives the start position as its
 ``<initial_position>`` (gz-sim since Fortress), so the simulation drives the door there
-when it starts and a command on the controller's topic moves it to any other angle.  An
-editor shows the start state through its joint overlay (see
-:func:`.editing.start_positions`); nothing moved is written.
+when it starts and a command on the controller's topic moves it to any other angle.  A
+start state beyond a joint's limits is held at the limit, with a warning naming the state's
+file, the state and the joint.  An editor shows the start state through its joint overlay
+(see :func:`.editing.start_positions`); nothing moved is written.
 
 ``door_configuration="start"`` writes the door at its start state instead (the child links
 turned by the start position, the limits measured from there: -0.5 to 1.07 rad for the
@@ -287,6 +288,34 @@ def start_controller(joint: str, position: float,
                   source=where or SourceLocation())
 
 
+def _start_positions(door: DoorInstance, diagnostics: Diagnostics | None,
+                     where: SourceLocation) -> dict[str, float]:
+    """The door's start positions, each held within its joint's limits: a start state
+    beyond them is said in a warning naming the state's file, the state and the joint
+    (a simulator would not start the door there either)."""
+    joints = {j.name: j for j in door.object.joints}
+    out: dict[str, float] = {}
+    for name, value in door.positions.items():
+        joint = joints.get(name)
+        held = value
+        if joint is not None and joint.type != "fixed":
+            if joint.lower is not None and held < joint.lower:
+                held, which, limit = joint.lower, "lower", joint.lower
+            if joint.upper is not None and held > joint.upper:
+                held, which, limit = joint.upper, "upper", joint.upper
+        if held != value and diagnostics is not None:
+            unit = "m" if joint.type == "prismatic" else "rad"
+            file = door.object.state_files.get(door.state_name or "") or door.file or \
+                where.file
+            diagnostics.warning(
+                Code.WARNING,
+                f"door {door.name}: its start state {door.state_name} puts the joint {name} "
+                f"at {value:g} {unit}, beyond its {which} limit {limit:g} {unit}: it starts "
+                f"at {held:g} {unit}", SourceLocation(str(file)), name)
+        out[name] = held
+    return out
+
+
 def door_model(door: DoorInstance, configuration_: str = ZERO, name: str | None = None,
                source: str | Path | None = None,
                diagnostics: Diagnostics | None = None) -> Model:
@@ -295,7 +324,8 @@ def door_model(door: DoorInstance, configuration_: str = ZERO, name: str | None 
         raise ValueError(f"door configuration must be {START!r} or {ZERO!r}")
     where = SourceLocation(str(source or ""))
     obj = door.object
-    written = dict(door.positions) if configuration_ == START else {}
+    starts = _start_positions(door, diagnostics, where)
+    written = dict(starts) if configuration_ == START else {}
     links, frames = configuration(obj, written)
     model = Model(name=name or _clean(door.name, "door"), source=where,
                   pose=PoseSpec(_pose(door.X_WO), "", True, where))
@@ -338,7 +368,7 @@ def door_model(door: DoorInstance, configuration_: str = ZERO, name: str | None 
                      parent_name=parent, child_name=child, source=where,
                      pose=PoseSpec(_pose(frames[joint.name]), MODEL_FRAME, True, where),
                      axes=[axis] if joint.type != "fixed" else [])
-        start = door.positions.get(joint.name) if joint.type != "fixed" else None
+        start = starts.get(joint.name) if joint.type != "fixed" else None
         node.extras["floorplan_joint"] = {
             "zero": q, "lower": joint.lower, "upper": joint.upper, "start": start,
             "states": {state: values[joint.name] for state, values in obj.states.items()
@@ -363,6 +393,11 @@ def door_model(door: DoorInstance, configuration_: str = ZERO, name: str | None 
 
 def _models(plan: FloorPlan, door_configuration: str, diagnostics: Diagnostics | None,
             pieces: list | None) -> list[Model]:
+    if diagnostics is not None:
+        for warning in plan.warnings:
+            diagnostics.warning(Code.WARNING, warning.message,
+                                SourceLocation(warning.file or str(plan.source or ""),
+                                               warning.line or 0), warning.element or "")
     used = {BUILDING}
     models = [building_model(plan, pieces, diagnostics)]
     for door in plan.doors:

@@ -153,19 +153,27 @@ def tree_of(window):
 
 def context_menu_choose(qtbot, window, key_: str, text: str) -> list[str]:
     """Right-click the row of ``key_`` in the scene tree and choose ``text`` in the menu
-    that opens; returns the menu's entries."""
+    that opens (the menu is closed when it has no such entry); returns the menu's
+    entries.  Fails when no menu opens: a check on the entries must not pass for want of
+    a menu."""
     tree = tree_of(window)
     index = tree.proxy.mapFromSource(tree.model.index_of(key_))
     assert index.isValid(), key_
     tree.view.scrollTo(index)
     pos = tree.view.visualRect(index).center()
     seen: list[str] = []
+    opened: list[QtWidgets.QMenu] = []
+    # the menu runs its own event loop (QMenu.exec) inside the event sent below: this
+    # timer finds it there; it is stopped before returning, so nothing polls afterwards
+    timer = QtCore.QTimer()
+    timer.setInterval(20)
 
     def choose() -> None:
         menu = QtWidgets.QApplication.activePopupWidget()
         if not isinstance(menu, QtWidgets.QMenu):
-            QtCore.QTimer.singleShot(20, choose)
-            return
+            return                       # not shown yet: the timer looks again
+        timer.stop()
+        opened.append(menu)
         seen.extend(a.text() for a in menu.actions())
         action = next((a for a in menu.actions() if a.text() == text), None)
         if action is None:
@@ -174,11 +182,16 @@ def context_menu_choose(qtbot, window, key_: str, text: str) -> list[str]:
         menu.setActiveAction(action)
         QTest.keyClick(menu, Qt.Key.Key_Return)
 
-    QtCore.QTimer.singleShot(0, choose)
+    timer.timeout.connect(choose)
+    timer.start()
     viewport = tree.view.viewport()
     event = QtGui.QContextMenuEvent(QtGui.QContextMenuEvent.Reason.Mouse, pos,
                                     viewport.mapToGlobal(pos))
-    QtWidgets.QApplication.sendEvent(viewport, event)
+    try:
+        QtWidgets.QApplication.sendEvent(viewport, event)
+    finally:
+        timer.stop()
+    assert opened, f"no context menu opened on {key_}"
     return seen
 
 

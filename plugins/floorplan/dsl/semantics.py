@@ -33,7 +33,7 @@ from ..errors import FloorPlanError
 from ..model import (COLUMN, DIVIDER, ENTRYWAY, WALL, WINDOW, FloorPlan, Solid, Space)
 from .syntax import ParsedText
 from .transforms import inverse, pose, transform_points
-from .walls import PolygonProblem, signed_area, wall_shapes
+from .walls import PolygonProblem, is_counter_clockwise, signed_area, wall_shapes
 
 __all__ = ["build_plan", "CIRCLE_CORNERS", "MAX_NUMBER", "LENGTH", "ANGLE"]
 
@@ -42,6 +42,8 @@ LENGTH, ANGLE = "length", "angle"
 MAX_NUMBER = 1e6
 #: A Circle becomes a regular polygon with this many corners (listed clockwise from +x).
 CIRCLE_CORNERS = 32
+#: Wall indices have at most this many digits (Python refuses to read a 4300-digit one).
+_INDEX_DIGITS = 9
 _UNIT_KIND = {"m": LENGTH, "deg": ANGLE, "rad": ANGLE}
 _WORD = {LENGTH: "a length", ANGLE: "an angle"}
 _UNITS = {LENGTH: "m", ANGLE: "deg or rad"}
@@ -70,6 +72,7 @@ class _SpaceInfo:
     walls: list = field(default_factory=list)
     X_WS: np.ndarray | None = None
     resolving: bool = False
+    location: "_Location | None" = None     # read once its placement is resolved
 
 
 @dataclass
@@ -106,10 +109,15 @@ class _Builder:
         self.feature_kinds: dict[str, str] = {}            # features inside spaces
         self.default_thickness: tuple[float, Any] | None = None
         self.default_height: tuple[float, Any] | None = None
+        #: what is read but worth a word (FloorPlan-DSL says nothing about them)
+        self.warnings: list[FloorPlanError] = []
 
     # ---- errors -------------------------------------------------------------------
     def error(self, message: str, node: Any, element: str | None = None) -> FloorPlanError:
         return self.parsed.error(message, node, element)
+
+    def line(self, node: Any) -> int:
+        return self.parsed.linecol(node)[0]
 
     # ---- values -------------------------------------------------------------------
     def value(self, node: Any, kind: str, slot: str, element: str | None = None) -> float:
@@ -233,9 +241,19 @@ class _Builder:
             r["xyz".index(axis)] = v
         return t, r
 
+    def index(self, ref: Any, element: str) -> int | None:
+        """The wall index of a frame reference (``walls[i]``), None for a space frame."""
+        if ref.index is None:
+            return None
+        text = str(ref.index).strip()
+        if len(text.lstrip("+-")) > _INDEX_DIGITS:
+            raise self.error(f"walls[{text[:12]}...]: an index of {len(text.lstrip('+-'))} "
+                             "digits names no wall", ref, element)
+        return int(text)
+
     def frame(self, ref: Any, this: _SpaceInfo | None, element: str) -> tuple[np.ndarray, _SpaceInfo | None, int | None]:
         """World pose of a frame reference, with the space and wall index it names."""
-        index = None if ref.index is None else int(ref.index)
+        index = self.index(ref, element)
         if ref.target == "world":
             if index is not None:
                 raise self.error("the world has no walls", ref, element)
@@ -309,16 +327,47 @@ class _Builder:
             if exc.corner is not None and _kind_name(node.shape) == "Polygon":
                 at = node.shape.points[exc.corner]
             raise self.error(f"space '{name}': {exc}", at, name) from None
+        if is_counter_clockwise(corners):
+            # FloorPlan-DSL builds it so (wall frames from corner i to i+1, +y to the
+            # left): read the same, but say what it does to the room
+            self.warnings.append(self.error(
+                f"space '{name}' lists its corners counter-clockwise: its walls are "
+                "thickened into the room, as FloorPlan-DSL builds them (list the corners "
+                "clockwise to have them thickened outward)", node.shape, name))
         return info
 
     def space_pose(self, space: _SpaceInfo) -> np.ndarray:
+        """World pose of a space's frame.  A space placed against another is placed after
+        it; the chain of such spaces is followed with a loop (a plan may chain thousands
+        of rooms), then placed from its far end."""
         if space.X_WS is not None:
             return space.X_WS
+        chain: list[_SpaceInfo] = []
+        current: _SpaceInfo | None = space
+        while current is not None and current.X_WS is None:
+            if current.resolving:
+                raise self.error(f"the location of space '{current.name}' depends on itself",
+                                 current.node.location, current.name)
+            current.resolving = True
+            chain.append(current)
+            current = self.placed_against(current)
+        for info in reversed(chain):
+            self.place(info)
+        return space.X_WS
+
+    def placed_against(self, space: _SpaceInfo) -> _SpaceInfo | None:
+        """The space whose frame (or wall) ``space`` is placed against, if any (an unknown
+        name is reported when the space is placed)."""
+        space.location = self.location(space.node.location, "space", space.name)
+        wrt = space.location.wrt
+        if wrt is None or wrt.target in _RESERVED:
+            return None
+        return self.spaces.get(wrt.target)
+
+    def place(self, space: _SpaceInfo) -> None:
+        """Set ``X_WS`` of a space whose reference space (if any) is placed already."""
         name = space.name
-        if space.resolving:
-            raise self.error(f"the location of space '{name}' depends on itself", space.node.location, name)
-        space.resolving = True
-        loc = self.location(space.node.location, "space", name)
+        loc = space.location
         if loc.wrt is None or loc.of is None:
             missing = "wrt" if loc.wrt is None else "of"
             raise self.error(f"the location of space '{name}' needs '{missing}:'",
@@ -331,7 +380,7 @@ class _Builder:
                              "'this' or 'this.walls[i]'", loc.of, name)
         t, r = self.components(loc, name, "xy", "z", "a space")
         X_W_wrt, wrt_space, wrt_wall = self.frame(loc.wrt, None, name)
-        of_index = None if loc.of.index is None else int(loc.of.index)
+        of_index = self.index(loc.of, name)
         if of_index is None:
             X_S_of = np.eye(4)
         else:
@@ -357,7 +406,6 @@ class _Builder:
         X_W_of = X_W_wrt @ pose(t[0], t[1], t[2], r[0], r[1], r[2])
         space.X_WS = X_W_of @ inverse(X_S_of)
         space.resolving = False
-        return space.X_WS
 
     # ---- the plan -----------------------------------------------------------------
     def build(self, file: Path | None) -> FloorPlan:
@@ -392,6 +440,7 @@ class _Builder:
             if space is not None:
                 uses[node.name] = uses.get(node.name, 0) + 1
         plan = FloorPlan(self.model.name, source=file)
+        plan.warnings = self.warnings
         for info in self.spaces.values():
             self.add_space(plan, info)
         for node, space in features:
@@ -406,13 +455,16 @@ class _Builder:
     def add_space(self, plan: FloorPlan, info: _SpaceInfo) -> None:
         X_WS = self.space_pose(info)
         flat = np.column_stack([info.corners, np.zeros(len(info.corners))])
-        space = Space(info.name, X_WS, transform_points(X_WS, flat))
+        line = self.line(info.node)
+        space = Space(info.name, X_WS, transform_points(X_WS, flat), file=self.parsed.file,
+                      line=line)
         for i, wall in enumerate(info.walls):
             wname = f"{info.name}-wall-{i}"
             X_WF = X_WS @ wall.X_SW
             outline = np.column_stack([wall.outline, np.zeros(4)])
             plan.walls[wname] = _prism(wname, WALL, X_WF, outline, info.height,
                                        thickness=info.thickness, space=info.name)
+            plan.walls[wname].file, plan.walls[wname].line = self.parsed.file, line
             space.walls.append(wname)
         plan.spaces[info.name] = space
 
@@ -432,6 +484,7 @@ class _Builder:
         flat = np.column_stack([corners, np.zeros(len(corners))])
         plan.features[name] = _prism(name, _KINDS[node.kind], X_WF, flat, height,
                                      space=space.name if space else None)
+        plan.features[name].file, plan.features[name].line = self.parsed.file, self.line(node)
         if space is not None:
             plan.spaces[space.name].features.append(name)
 
@@ -468,6 +521,7 @@ class _Builder:
         solid = _prism(name, _KINDS[node.kind], X_WF, outline, 2 * h, thickness=thickness,
                        lift=(0.0, thickness, None))
         solid.voids = voids
+        solid.file, solid.line = self.parsed.file, self.line(node)
         plan.openings[name] = solid
 
 

@@ -8,10 +8,11 @@ is: the outer corner at the -x end, the outer corner at the +x end, then the inn
 walls meet (a mitre).
 
 The FloorPlan DSL lists polygons clockwise (y up), so that x running from corner ``i`` to
-``i+1`` puts +y outside.  A counter-clockwise polygon is not flipped or renumbered (wall
-``i`` is still the edge from corner ``i`` to ``i+1``), but its wall frames run from corner
-``i+1`` to corner ``i`` instead, so that +y still points out of the room and walls are
-never thickened into it.
+``i+1`` puts +y outside.  A counter-clockwise polygon is taken as FloorPlan-DSL takes it:
+the frames still run from corner ``i`` to ``i+1``, so +y points into the room and the
+walls are thickened into it (openings and doors placed along a wall frame land where
+FloorPlan-DSL and its JSON-LD put them); :func:`is_counter_clockwise` lets the reader
+warn about it.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ import numpy as np
 
 from .transforms import rot_z
 
-__all__ = ["WallShape", "signed_area", "wall_shapes", "PolygonProblem"]
+__all__ = ["WallShape", "signed_area", "is_counter_clockwise", "wall_shapes",
+           "PolygonProblem"]
 
 _EPS = 1e-12
 
@@ -49,6 +51,11 @@ def signed_area(points: np.ndarray) -> float:
     return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
 
 
+def is_counter_clockwise(points: np.ndarray) -> bool:
+    """Whether a polygon runs counter-clockwise (y up): its walls thicken into the room."""
+    return signed_area(points) > 0
+
+
 def _intersect(p1: np.ndarray, u1: np.ndarray, p2: np.ndarray, u2: np.ndarray) -> np.ndarray | None:
     """Where the lines p1 + s·u1 and p2 + r·u2 cross (None when parallel)."""
     cross = u1[0] * u2[1] - u1[1] * u2[0]
@@ -71,7 +78,6 @@ def wall_shapes(points: np.ndarray, thickness: float) -> list[WallShape]:
     area = signed_area(points)
     if abs(area) < _EPS:
         raise PolygonProblem("the polygon has no area (its corners lie on one line)")
-    ccw = area > 0
     origins, dirs, normals, halves = [], [], [], []
     for i in range(n):
         a, b = points[i], points[(i + 1) % n]
@@ -80,10 +86,10 @@ def wall_shapes(points: np.ndarray, thickness: float) -> list[WallShape]:
         if length < 1e-9:
             raise PolygonProblem(f"corners {i} and {(i + 1) % n} are the same point "
                                  "(a wall of length 0)", (i + 1) % n)
-        u = (-edge if ccw else edge) / length
+        u = edge / length
         origins.append((a + b) / 2)
         dirs.append(u)
-        normals.append(np.array([-u[1], u[0]]))   # left of x: out of the room
+        normals.append(np.array([-u[1], u[0]]))   # left of x: out of a clockwise room
         halves.append(length / 2)
     # outer corner k joins wall k-1 and wall k at polygon corner k
     corners = []
@@ -101,8 +107,7 @@ def wall_shapes(points: np.ndarray, thickness: float) -> list[WallShape]:
     shapes = []
     for i in range(n):
         u, o, h = dirs[i], origins[i], halves[i]
-        # the -x end of wall i is corner i, or corner i+1 when the frame runs backwards
-        left, right = (corners[(i + 1) % n], corners[i]) if ccw else (corners[i], corners[(i + 1) % n])
+        left, right = corners[i], corners[(i + 1) % n]     # the -x end is corner i
         X_SW = rot_z(float(u[0]), float(u[1]), float(o[0]), float(o[1]))
         R = X_SW[:2, :2]
         outer = (np.array([left, right]) - o) @ R     # rows: R^T (p - o)

@@ -54,22 +54,30 @@ def test_clockwise_rectangle_walls_by_hand():
     np.testing.assert_allclose(w0.points[4:, 2], 2.0)
 
 
-def test_counter_clockwise_polygon_walls_still_go_outward():
-    cw = load_fpm("cw.fpm", room(polygon(CW)))
+def test_counter_clockwise_polygon_walls_thicken_into_the_room_as_floorplan_dsl_builds_them():
+    """FloorPlan-DSL runs wall i's frame from corner i to corner i+1 whatever the
+    polygon's orientation (floorplan.md 2.2), so a counter-clockwise room has +y, and its
+    walls, inside.  CCW wall 0 is the left edge (-3, 2) -> (-3, -2): x along world -y, y
+    along world +x, 0.2 m thick into the room; its mitred far corners are where x = -2.8
+    meets the inner lines of the walls before and after it, y = 1.8 and y = -1.8."""
     ccw = load_fpm("ccw.fpm", room(polygon(CCW)))
-    # wall i is still the edge from corner i to corner i+1: CCW wall 0 is the left edge,
-    # which is CW wall 3; the solids are the same, none thickened into the room
-    mapping = {0: 3, 1: 2, 2: 1, 3: 0}
-    for i, j in mapping.items():
-        a, b = ccw.walls[f"r-wall-{i}"], cw.walls[f"r-wall-{j}"]
-        assert _xy(a) == _xy(b)
-        np.testing.assert_allclose(a.X_WF, b.X_WF, atol=1e-12)
+    w0 = ccw.walls["r-wall-0"]
+    np.testing.assert_allclose(w0.X_WF[:3, 3], [-3, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(w0.X_WF[:3, 0], [0, -1, 0], atol=1e-12)
+    np.testing.assert_allclose(w0.X_WF[:3, 1], [1, 0, 0], atol=1e-12)   # into the room
+    np.testing.assert_allclose(w0.polygon[:, :2], [[-2.8, 1.8], [-2.8, -1.8], [-3, -2], [-3, 2]],
+                               atol=1e-12)
     for wall in ccw.walls.values():
         xs, ys = wall.polygon[:, 0], wall.polygon[:, 1]
-        outside = (np.abs(xs) >= 3 - 1e-12) | (np.abs(ys) >= 2 - 1e-12)
-        assert outside.all(), wall.name
-        # +y of the wall frame points away from the room's centre
-        assert float(np.dot(wall.X_WF[:2, 1], wall.X_WF[:2, 3])) > 0
+        inside = (np.abs(xs) <= 3 + 1e-12) & (np.abs(ys) <= 2 + 1e-12)
+        assert inside.all(), wall.name
+        # +y of the wall frame points towards the room's centre
+        assert float(np.dot(wall.X_WF[:2, 1], wall.X_WF[:2, 3])) < 0
+    # said once, located at the space's shape (line 8 of the text)
+    assert [(w.file, w.line, w.element) for w in ccw.warnings] == [("ccw.fpm", 8, "r")]
+    assert "counter-clockwise" in ccw.warnings[0].message
+    assert "into the room" in ccw.warnings[0].message
+    assert load_fpm("cw.fpm", room(polygon(CW))).warnings == []
 
 
 def test_counter_clockwise_room_with_an_opening():
@@ -82,10 +90,10 @@ def test_counter_clockwise_room_with_an_opening():
 """
     plan = load_fpm("p.fpm", text)
     w = plan.openings["w"]
-    # wall 1 is the bottom edge (-3,-2) -> (3,-2); its frame runs from corner 2 to corner 1
-    # (towards -x) so that +y is out of the room (world -y)
-    np.testing.assert_allclose(w.X_WF[:3, 3], [-1.0, -2.0, 1.0], atol=1e-12)
-    assert w.points[4:, 1] == pytest.approx([-2.2] * 4)
+    # wall 1 is the bottom edge (-3,-2) -> (3,-2): its frame runs from corner 1 to corner
+    # 2 (towards +x) with +y into the room (world +y), as FloorPlan-DSL puts it
+    np.testing.assert_allclose(w.X_WF[:3, 3], [1.0, -2.0, 1.0], atol=1e-12)
+    assert w.points[4:, 1] == pytest.approx([-1.8] * 4)
 
 
 def test_collinear_corner_needs_no_mitre():
