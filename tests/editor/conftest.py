@@ -1,4 +1,5 @@
-"""Shared fixtures of the editor tests: a session on a private copy of a bundled example."""
+"""Shared fixtures of the editor tests: a main window, and a session on a private copy of a
+bundled example."""
 
 from __future__ import annotations
 
@@ -60,3 +61,21 @@ def no_modal_dialogs(monkeypatch):
     monkeypatch.setattr(QtWidgets.QMessageBox, "warning", record("warning", B.Ok))
     monkeypatch.setattr(QtWidgets.QMessageBox, "question", record("question", B.Discard))
     return shown
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """A main window (its own settings file), shown at 1400x900; at teardown its documents
+    are marked clean so closing asks nothing."""
+    from PySide6 import QtCore
+    from snapframe.editor.main_window import MainWindow
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    for s in win.sessions():
+        s.document.commands.set_clean()   # no "unsaved changes" prompt at teardown
+    win.close()

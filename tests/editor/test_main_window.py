@@ -20,21 +20,6 @@ Qt = QtCore.Qt
 pytestmark = pytest.mark.usefixtures("no_modal_dialogs")
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from snapframe.editor.main_window import MainWindow
-    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for s in win.sessions():
-        s.document.commands.set_clean()   # no "unsaved changes" prompt at teardown
-    win.close()
-
-
 def tree_of(window):
     return window._trees.currentWidget()
 

@@ -35,21 +35,6 @@ def generate_world(n: int, folder: Path) -> Path:
     return module.generate(n, folder)
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from snapframe.editor.main_window import MainWindow
-    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for s in win.sessions():
-        s.document.commands.set_clean()   # no "unsaved changes" prompt at teardown
-    win.close()
-
-
 class Ticks:
     """Times of the event loop's turns: a 10 ms timer that notes each time it fires."""
 

@@ -73,21 +73,6 @@ def block(tmp_path) -> Path:
     return part
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from snapframe.editor.main_window import MainWindow
-    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for s in win.sessions():
-        s.document.commands.set_clean()
-    win.close()
-
-
 def test_a_placed_parts_mesh_inertia_is_integrated_off_the_ui_thread(
         qtbot, window, block, tmp_path, monkeypatch):
     folder = tmp_path / "arm_gripper"

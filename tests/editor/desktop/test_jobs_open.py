@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
 from snapframe.editor.desktop.jobs import DONE
 
@@ -17,21 +17,6 @@ REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "tests" / "data"
 
 pytestmark = pytest.mark.usefixtures("no_modal_dialogs")
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from snapframe.editor.main_window import MainWindow
-    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for s in win.sessions():
-        s.document.commands.set_clean()
-    win.close()
 
 
 def generate_world(n: int, folder: Path) -> Path:

@@ -50,21 +50,6 @@ def chain(n: int) -> str:
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    from snapframe.editor.main_window import MainWindow
-    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for s in win.sessions():
-        s.document.commands.set_clean()
-    win.close()
-
-
-@pytest.fixture
 def chain_file(tmp_path) -> Path:
     path = tmp_path / "chain.openplx"
     path.write_text(chain(500), encoding="utf-8")

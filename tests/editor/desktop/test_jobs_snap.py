@@ -52,21 +52,6 @@ def chain_file(tmp_path) -> Path:
     return path
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from snapframe.editor.main_window import MainWindow
-    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for s in win.sessions():
-        s.document.commands.set_clean()
-    win.close()
-
-
 def poses(doc) -> dict[str, np.ndarray]:
     table = doc.live.poses
     return {k: table.pose(k).copy() for k in table.keys}

@@ -35,21 +35,6 @@ def world(tmp_path) -> Path:
     return module.generate(ROBOTS, tmp_path)
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    from snapframe.editor.main_window import MainWindow
-    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.resize(1400, 900)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    for s in win.sessions():
-        s.document.commands.set_clean()
-    win.close()
-
-
 def shown(qtbot, window, path):
     session = window.open(path)
     view = window.current.viewport
